@@ -1,0 +1,1 @@
+//! hubble-analysis: under construction (see docs/architecture.md).

@@ -1,0 +1,1 @@
+//! hubble-export: under construction (see docs/architecture.md).

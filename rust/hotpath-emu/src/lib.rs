@@ -1,0 +1,1 @@
+//! hubble-hotpath-emu: under construction (see docs/architecture.md).

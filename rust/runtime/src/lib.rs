@@ -1,0 +1,1 @@
+//! hubble-runtime: under construction (see docs/architecture.md).

@@ -1,0 +1,61 @@
+# shellcheck shell=bash
+# Shared helpers for every script in scripts/ and tests/stages/. Source it; do not execute it.
+
+HUBBLE_ROOT="${HUBBLE_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+# Everything downloaded or built outside the repository lives here; delete it to start cold.
+HUBBLE_CACHE="${HUBBLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hubble-aosp}"
+export HUBBLE_ROOT HUBBLE_CACHE
+
+hubble_log() { printf '\033[1m[hubble]\033[0m %s\n' "$*" >&2; }
+hubble_die() { printf '\033[1;31m[hubble] error:\033[0m %s\n' "$*" >&2; exit 1; }
+
+# Run a command as root: directly when we are root, through sudo otherwise.
+hubble_as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# Install the Debian packages listed in the given files (one name per line, '#' comments),
+# skipping those already installed. apt-get update runs at most once per call.
+hubble_need_apt_files() {
+  local missing=() pkg file
+  for file in "$@"; do
+    while read -r pkg; do
+      pkg="${pkg%%#*}"; pkg="${pkg//[[:space:]]/}"
+      [ -n "$pkg" ] || continue
+      if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$pkg")
+      fi
+    done < "$file"
+  done
+  [ "${#missing[@]}" -eq 0 ] && return 0
+  hubble_log "installing Debian packages: ${missing[*]}"
+  hubble_as_root apt-get update -q >/dev/null
+  DEBIAN_FRONTEND=noninteractive hubble_as_root apt-get install -y -q --no-install-recommends \
+    "${missing[@]}" >/dev/null
+}
+
+# Install named Debian packages (same rules as above).
+hubble_need_apt() {
+  local tmp; tmp="$(mktemp)"
+  printf '%s\n' "$@" > "$tmp"
+  hubble_need_apt_files "$tmp"
+  rm -f "$tmp"
+}
+
+# Time a named step; hubble_report_times prints the table at the end.
+HUBBLE_TIMES=()
+hubble_step() {
+  local name="$1"; shift
+  local t0 t1 rc=0
+  t0=$(date +%s)
+  hubble_log "── $name"
+  "$@" || rc=$?
+  t1=$(date +%s)
+  HUBBLE_TIMES+=("$(printf '%-40s %6ss %s' "$name" "$((t1 - t0))" "$([ $rc -eq 0 ] && echo ok || echo "FAILED ($rc)")")")
+  return $rc
+}
+hubble_report_times() {
+  local line
+  printf '\n%-40s %7s\n' "step" "time" >&2
+  for line in "${HUBBLE_TIMES[@]}"; do printf '%s\n' "$line" >&2; done
+}

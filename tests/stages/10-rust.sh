@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Rust workspace: format, lints, then every test.
+set -euo pipefail
+source "$(dirname "$0")/../../scripts/lib/common.sh"
+cd "$HUBBLE_ROOT/rust"
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets --locked -- -D warnings
+cargo test --workspace --locked

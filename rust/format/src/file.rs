@@ -1,0 +1,446 @@
+//! The trace file: one self-describing, checksummed file per flushed thread.
+//!
+//! All integers are little-endian. `docs/trace-format.md` draws the layout:
+//!
+//! ```text
+//!  0  magic "HUBBLTRC"            8  u16 version   10 u8 mode (32|64)  11 u8 0
+//! 12  u32 window offset          16  u64 timer Hz  24 u64 reference counter
+//! 32  u64 wall clock (Unix ns)   40  u64 ring bytes 48 u64 write position
+//! 56  u64 window bytes           64  u32 pid  68 u32 tid  72 u32 symbol count  76 u32 0
+//! 80  3 × (u16 length, UTF-8): thread name, process name, trigger reason; zero pad to 8
+//!     window: the ring's valid slots, oldest first (u64 each)
+//!     symbols: count × (u64 pointer, u16 length, UTF-8 name), pointers strictly increasing
+//!     u32 CRC-32 (IEEE) of every byte before it
+//! ```
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+
+use crate::slot::Mode;
+
+/// The file's first eight bytes.
+pub const MAGIC: [u8; 8] = *b"HUBBLTRC";
+/// The version this crate writes and reads.
+pub const VERSION: u16 = 1;
+/// Size of the fixed part of the header.
+pub const FIXED_HEADER: usize = 80;
+/// Longest thread name, process name or reason.
+pub const MAX_STRING: usize = 4096;
+/// Largest ring a file may describe (64 GiB): anything larger is corruption.
+pub const MAX_RING_BYTES: u64 = 1 << 36;
+
+/// Everything in the file except the slots and symbols.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceHeader {
+    /// Execution mode of the traced process.
+    pub mode: Mode,
+    /// Generic-timer frequency in Hz.
+    pub timer_hz: u64,
+    /// Full 64-bit timer value read at flush.
+    pub reference_counter: u64,
+    /// Wall-clock time (Unix epoch, ns) read together with `reference_counter`.
+    pub wall_clock_ns: u64,
+    /// Size of the ring in bytes.
+    pub ring_bytes: u64,
+    /// Byte offset in the ring of the next slot to be written when tracing stopped.
+    pub write_pos: u64,
+    /// Process id.
+    pub pid: u32,
+    /// Thread id.
+    pub tid: u32,
+    /// Thread name.
+    pub thread_name: String,
+    /// Process (package) name.
+    pub process_name: String,
+    /// Why the trace was flushed (anomaly detector, property, API).
+    pub reason: String,
+}
+
+/// A whole trace file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceFile {
+    /// Metadata.
+    pub header: TraceHeader,
+    /// The valid slots of the ring, oldest first.
+    pub window: Vec<u64>,
+    /// `ArtMethod*` → pretty method name.
+    pub symbols: BTreeMap<u64, String>,
+}
+
+/// What is wrong with a trace file.
+#[derive(Debug)]
+pub enum FileError {
+    /// The file ends before `what`.
+    Truncated {
+        /// The part that is cut off.
+        what: &'static str,
+    },
+    /// The first eight bytes are not the magic.
+    BadMagic,
+    /// A version this reader does not know.
+    UnsupportedVersion(u16),
+    /// The mode byte is neither 32 nor 64.
+    BadMode(u8),
+    /// A field has an impossible value.
+    Invalid {
+        /// The field.
+        field: &'static str,
+        /// Why it is impossible.
+        problem: String,
+    },
+    /// The stored checksum does not match the contents.
+    ChecksumMismatch {
+        /// The stored CRC.
+        stored: u32,
+        /// The CRC of the contents.
+        computed: u32,
+    },
+    /// Bytes after the checksum.
+    TrailingBytes(usize),
+    /// Reading or writing failed.
+    #[cfg(feature = "std")]
+    Io(std::io::Error),
+}
+
+impl fmt::Display for FileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FileError::Truncated { what } => write!(f, "truncated: the file ends inside {what}"),
+            FileError::BadMagic => write!(f, "not a Hubble trace (wrong magic)"),
+            FileError::UnsupportedVersion(v) => {
+                write!(
+                    f,
+                    "unsupported format version {v} (this tool reads version {VERSION})"
+                )
+            }
+            FileError::BadMode(m) => write!(f, "bad ISA mode {m} (expected 32 or 64)"),
+            FileError::Invalid { field, problem } => write!(f, "bad {field}: {problem}"),
+            FileError::ChecksumMismatch { stored, computed } => write!(
+                f,
+                "checksum mismatch (stored {stored:#010x}, computed {computed:#010x}): the file is \
+                 corrupt"
+            ),
+            FileError::TrailingBytes(n) => write!(f, "{n} unexpected bytes after the checksum"),
+            #[cfg(feature = "std")]
+            FileError::Io(e) => e.fmt(f),
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for FileError {}
+
+fn invalid(field: &'static str, problem: impl Into<String>) -> FileError {
+    FileError::Invalid {
+        field,
+        problem: problem.into(),
+    }
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], FileError> {
+        let end = self
+            .pos
+            .checked_add(n)
+            .ok_or(FileError::Truncated { what })?;
+        let out = self
+            .bytes
+            .get(self.pos..end)
+            .ok_or(FileError::Truncated { what })?;
+        self.pos = end;
+        Ok(out)
+    }
+    fn u16(&mut self, what: &'static str) -> Result<u16, FileError> {
+        Ok(u16::from_le_bytes(
+            self.take(2, what)?.try_into().expect("2 bytes"),
+        ))
+    }
+    fn u32(&mut self, what: &'static str) -> Result<u32, FileError> {
+        Ok(u32::from_le_bytes(
+            self.take(4, what)?.try_into().expect("4 bytes"),
+        ))
+    }
+    fn u64(&mut self, what: &'static str) -> Result<u64, FileError> {
+        Ok(u64::from_le_bytes(
+            self.take(8, what)?.try_into().expect("8 bytes"),
+        ))
+    }
+    fn string(&mut self, what: &'static str) -> Result<String, FileError> {
+        let len = usize::from(self.u16(what)?);
+        if len > MAX_STRING {
+            return Err(invalid(
+                what,
+                alloc::format!("{len} bytes long (at most {MAX_STRING})"),
+            ));
+        }
+        let bytes = self.take(len, what)?;
+        String::from_utf8(bytes.to_vec()).map_err(|_| invalid(what, "not UTF-8"))
+    }
+}
+
+impl TraceFile {
+    /// Serializes the file.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, FileError> {
+        let h = &self.header;
+        check_geometry(h.ring_bytes, h.write_pos, (self.window.len() * 8) as u64)?;
+        let mut out = Vec::with_capacity(FIXED_HEADER + self.window.len() * 8 + 64);
+        out.extend_from_slice(&MAGIC);
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.push(h.mode.code());
+        out.push(0);
+        out.extend_from_slice(&[0; 4]); // window offset, patched below
+        for v in [
+            h.timer_hz,
+            h.reference_counter,
+            h.wall_clock_ns,
+            h.ring_bytes,
+            h.write_pos,
+            (self.window.len() * 8) as u64,
+        ] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        let count = u32::try_from(self.symbols.len())
+            .map_err(|_| invalid("symbol count", "more than 2^32 symbols"))?;
+        for v in [h.pid, h.tid, count, 0] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        for (what, s) in [
+            ("thread name", &h.thread_name),
+            ("process name", &h.process_name),
+            ("trigger reason", &h.reason),
+        ] {
+            if s.len() > MAX_STRING {
+                return Err(invalid(what, alloc::format!("{} bytes long", s.len())));
+            }
+            out.extend_from_slice(&(s.len() as u16).to_le_bytes());
+            out.extend_from_slice(s.as_bytes());
+        }
+        while out.len() % 8 != 0 {
+            out.push(0);
+        }
+        let window_offset = out.len() as u32;
+        out[12..16].copy_from_slice(&window_offset.to_le_bytes());
+        for slot in &self.window {
+            out.extend_from_slice(&slot.to_le_bytes());
+        }
+        for (pointer, name) in &self.symbols {
+            let len = u16::try_from(name.len())
+                .map_err(|_| invalid("symbol name", alloc::format!("{pointer:#x} is too long")))?;
+            out.extend_from_slice(&pointer.to_le_bytes());
+            out.extend_from_slice(&len.to_le_bytes());
+            out.extend_from_slice(name.as_bytes());
+        }
+        let crc = crc32fast::hash(&out);
+        out.extend_from_slice(&crc.to_le_bytes());
+        Ok(out)
+    }
+
+    /// Parses and verifies a file.
+    pub fn parse(bytes: &[u8]) -> Result<TraceFile, FileError> {
+        if bytes.len() < 8 {
+            return Err(FileError::Truncated { what: "the magic" });
+        }
+        if bytes[..8] != MAGIC {
+            return Err(FileError::BadMagic);
+        }
+        // Structure first, so a cut-off file says "truncated"; then the checksum, so a flipped
+        // bit anywhere says "corrupt" even where the structure happens to look fine.
+        let (file, body_end) = parse_structure(bytes)?;
+        let stored = u32::from_le_bytes(
+            bytes
+                .get(body_end..body_end + 4)
+                .ok_or(FileError::Truncated {
+                    what: "the checksum",
+                })?
+                .try_into()
+                .expect("4 bytes"),
+        );
+        let computed = crc32fast::hash(&bytes[..body_end]);
+        if stored != computed {
+            return Err(FileError::ChecksumMismatch { stored, computed });
+        }
+        if bytes.len() > body_end + 4 {
+            return Err(FileError::TrailingBytes(bytes.len() - body_end - 4));
+        }
+        Ok(file)
+    }
+
+    /// Writes the file atomically: a temporary name in the same directory (mode 0600), fsync,
+    /// rename, fsync of the directory. Nothing ever appears under `path` half-written.
+    #[cfg(feature = "std")]
+    pub fn write_atomic(&self, path: &std::path::Path) -> Result<(), FileError> {
+        let bytes = self.to_bytes()?;
+        crate::file::write_atomic_bytes(path, &bytes).map_err(FileError::Io)
+    }
+
+    /// Reads and verifies a file.
+    #[cfg(feature = "std")]
+    pub fn read(path: &std::path::Path) -> Result<TraceFile, FileError> {
+        let bytes = std::fs::read(path).map_err(FileError::Io)?;
+        TraceFile::parse(&bytes)
+    }
+}
+
+fn check_geometry(ring_bytes: u64, write_pos: u64, window_bytes: u64) -> Result<(), FileError> {
+    if ring_bytes == 0 || ring_bytes % 8 != 0 {
+        return Err(invalid(
+            "ring size",
+            alloc::format!("{ring_bytes} is not a positive multiple of 8"),
+        ));
+    }
+    if ring_bytes > MAX_RING_BYTES {
+        return Err(invalid(
+            "ring size",
+            alloc::format!("{ring_bytes} bytes is absurd"),
+        ));
+    }
+    if write_pos % 8 != 0 || write_pos > ring_bytes {
+        return Err(invalid(
+            "write position",
+            alloc::format!("{write_pos} is not a multiple of 8 in 0..={ring_bytes}"),
+        ));
+    }
+    if window_bytes % 8 != 0 || window_bytes > ring_bytes {
+        return Err(invalid(
+            "window size",
+            alloc::format!("{window_bytes} is not a multiple of 8 in 0..={ring_bytes}"),
+        ));
+    }
+    Ok(())
+}
+
+fn parse_structure(bytes: &[u8]) -> Result<(TraceFile, usize), FileError> {
+    let mut r = Reader { bytes, pos: 8 };
+    let version = r.u16("the header")?;
+    if version != VERSION {
+        return Err(FileError::UnsupportedVersion(version));
+    }
+    let mode_code = r.take(1, "the header")?[0];
+    let mode = Mode::from_code(mode_code).ok_or(FileError::BadMode(mode_code))?;
+    r.take(1, "the header")?;
+    let window_offset = r.u32("the header")? as usize;
+    let timer_hz = r.u64("the header")?;
+    let reference_counter = r.u64("the header")?;
+    let wall_clock_ns = r.u64("the header")?;
+    let ring_bytes = r.u64("the header")?;
+    let write_pos = r.u64("the header")?;
+    let window_bytes = r.u64("the header")?;
+    let pid = r.u32("the header")?;
+    let tid = r.u32("the header")?;
+    let symbol_count = r.u32("the header")? as usize;
+    r.u32("the header")?;
+    if timer_hz == 0 {
+        return Err(invalid("timer frequency", "0 Hz"));
+    }
+    check_geometry(ring_bytes, write_pos, window_bytes)?;
+    let thread_name = r.string("the thread name")?;
+    let process_name = r.string("the process name")?;
+    let reason = r.string("the trigger reason")?;
+    let padded = (r.pos + 7) & !7;
+    if window_offset != padded {
+        return Err(invalid(
+            "window offset",
+            alloc::format!("{window_offset}, but the header ends at {padded}"),
+        ));
+    }
+    r.take(padded - r.pos, "the header padding")?;
+    let window_bytes = window_bytes as usize;
+    if window_bytes > bytes.len().saturating_sub(r.pos) {
+        return Err(FileError::Truncated {
+            what: "the ring window",
+        });
+    }
+    let window = r
+        .take(window_bytes, "the ring window")?
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+        .collect();
+    // Each symbol takes at least 10 bytes: a count the rest of the file cannot hold is corrupt,
+    // and must not drive an allocation or a long loop.
+    if symbol_count > bytes.len().saturating_sub(r.pos) / 10 {
+        return Err(invalid(
+            "symbol count",
+            alloc::format!("{symbol_count} symbols cannot fit in the rest of the file"),
+        ));
+    }
+    let mut symbols = BTreeMap::new();
+    let mut previous = None;
+    for _ in 0..symbol_count {
+        let pointer = r.u64("the symbol table")?;
+        let len = usize::from(r.u16("the symbol table")?);
+        let name = core::str::from_utf8(r.take(len, "the symbol table")?)
+            .map_err(|_| invalid("symbol name", alloc::format!("{pointer:#x} is not UTF-8")))?;
+        if previous.is_some_and(|p| p >= pointer) {
+            return Err(invalid(
+                "symbol table",
+                "pointers are not strictly increasing",
+            ));
+        }
+        previous = Some(pointer);
+        symbols.insert(pointer, String::from(name));
+    }
+    let header = TraceHeader {
+        mode,
+        timer_hz,
+        reference_counter,
+        wall_clock_ns,
+        ring_bytes,
+        write_pos,
+        pid,
+        tid,
+        thread_name,
+        process_name,
+        reason,
+    };
+    Ok((
+        TraceFile {
+            header,
+            window,
+            symbols,
+        },
+        r.pos,
+    ))
+}
+
+/// Writes `bytes` to `path` atomically (temporary name, 0600, fsync, rename, directory fsync).
+#[cfg(feature = "std")]
+pub fn write_atomic_bytes(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "no file name"))?;
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(name);
+    tmp_name.push(".tmp");
+    let tmp = dir.join(tmp_name);
+    let result = (|| {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        drop(f);
+        std::fs::rename(&tmp, path)?;
+        std::fs::File::open(dir)?.sync_all()
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}

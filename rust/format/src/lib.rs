@@ -1,0 +1,31 @@
+//! The Hubble trace format (Hubble, OSDI '22, §5.1, Figures 2–3).
+//!
+//! * [`slot`]: the 64-bit slot encoding of trace points and control records.
+//! * [`ring`]: a reference writer (the traced thread's algorithm, used by tests and tools) and
+//!   the reverse decoder that reads a wrapped ring back from its write position.
+//! * [`time`]: recovery of full 64-bit timer values from the 32 bits each slot keeps.
+//! * [`tree`]: call-tree reconstruction (LIFO matching, frames cut by the window edges).
+//! * [`file`]: the self-describing, checksummed trace file written at flush.
+//!
+//! The codec needs only `alloc`; the `std` feature adds file I/O.
+#![no_std]
+#![deny(unsafe_op_in_unsafe_fn)]
+
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+pub mod file;
+pub mod ring;
+pub mod slot;
+pub mod time;
+pub mod tree;
+
+mod events;
+
+pub use events::{decode_events, DecodedTrace, Event, EventKind, EventsError};
+pub use file::{FileError, TraceFile, TraceHeader};
+pub use ring::{decode, DecodeError, RingView, RingWriter, Window, WindowStart};
+pub use slot::{Mode, Record};
+pub use time::{counter_to_ns, recover_timestamps, TimeError};
+pub use tree::{build_tree, CallTree, Frame, TreeOptions};

@@ -1,0 +1,335 @@
+//! The ring: a reference writer and the reverse decoder (Hubble §5.1.1).
+//!
+//! The writer is the traced thread's algorithm from `docs/architecture.md`, slot for slot: the
+//! hand-written sequences, the interpreters and the runtime's Rust model must leave the ring
+//! exactly as [`RingWriter`] does for the same calls. The decoder never needs the writer's state:
+//! it starts at the write position and walks backwards, reading the last slot of each record.
+
+use alloc::vec::Vec;
+use core::fmt;
+
+use crate::slot::{self, BadMethod, Mode, Record, SLOT_BYTES};
+
+/// A ring written exactly as the traced thread writes it.
+#[derive(Clone, Debug)]
+pub struct RingWriter {
+    slots: Vec<u64>,
+    cursor: usize,
+    mode: Mode,
+}
+
+impl RingWriter {
+    /// A zero-filled ring of `slots` slots (at least 2), cursor at the first slot.
+    pub fn new(mode: Mode, slots: usize) -> RingWriter {
+        assert!(slots >= 2, "a ring needs at least two slots");
+        RingWriter {
+            slots: alloc::vec![0; slots],
+            cursor: 0,
+            mode,
+        }
+    }
+
+    /// The slot index the fast path may not reach: `end - 8` bytes in 64-bit mode (so a two-slot
+    /// entry always fits without a second check), `end` in 32-bit mode.
+    fn limit(&self) -> usize {
+        match self.mode {
+            Mode::Bits64 => self.slots.len() - 1,
+            Mode::Bits32 => self.slots.len(),
+        }
+    }
+
+    /// The slow path's wrap: pad the (at most one) slot left and go back to the first slot.
+    fn make_room(&mut self) {
+        if self.cursor >= self.limit() {
+            if self.cursor != self.slots.len() {
+                self.slots[self.cursor] = slot::encode_pad();
+            }
+            self.cursor = 0;
+        }
+    }
+
+    fn push(&mut self, value: u64) {
+        self.slots[self.cursor] = value;
+        self.cursor += 1;
+    }
+
+    /// Records that tracing (re)starts here (written by the control thread).
+    pub fn start(&mut self, ts: u32) {
+        self.make_room();
+        self.push(slot::encode_start(ts));
+    }
+
+    /// Records a method entry.
+    pub fn entry(&mut self, method: u64, ts: u32) -> Result<(), BadMethod> {
+        let (encoded, used) = slot::encode_entry(self.mode, method, ts)?;
+        self.make_room();
+        for value in &encoded[..used] {
+            self.push(*value);
+        }
+        Ok(())
+    }
+
+    /// Records a method exit.
+    pub fn exit(&mut self, ts: u32) {
+        self.make_room();
+        self.push(slot::encode_exit(ts));
+    }
+
+    /// The ring's slots.
+    pub fn slots(&self) -> &[u64] {
+        &self.slots
+    }
+
+    /// Byte offset of the next slot to be written (may equal the ring size before a wrap).
+    pub fn write_pos_bytes(&self) -> u64 {
+        (self.cursor * SLOT_BYTES) as u64
+    }
+
+    /// The execution mode.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// A view of the whole ring for [`decode`].
+    pub fn view(&self) -> RingView<'_> {
+        RingView {
+            slots: &self.slots,
+            write_pos: self.cursor,
+            valid: self.slots.len(),
+        }
+    }
+}
+
+/// Errors of the ring decoder.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DecodeError {
+    /// The ring has no slots.
+    EmptyRing,
+    /// The write position is not a multiple of 8 or lies outside the ring.
+    BadWritePos {
+        /// The write position in bytes.
+        write_pos: u64,
+        /// The ring size in bytes.
+        ring_bytes: u64,
+    },
+    /// The valid length is not a multiple of 8 or exceeds the ring.
+    BadValid {
+        /// The valid length in bytes.
+        valid: u64,
+        /// The ring size in bytes.
+        ring_bytes: u64,
+    },
+    /// A two-slot entry in a 32-bit ring, which never contains one.
+    WideEntryIn32BitMode {
+        /// Byte offset of the slot in the ring.
+        offset: u64,
+    },
+    /// A two-slot entry whose pointer fits 32 bits (the writer would have used one slot).
+    NarrowPointerInWideEntry {
+        /// Byte offset of the pointer slot in the ring.
+        offset: u64,
+        /// The pointer.
+        pointer: u64,
+    },
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecodeError::EmptyRing => write!(f, "the ring is empty"),
+            DecodeError::BadWritePos {
+                write_pos,
+                ring_bytes,
+            } => write!(
+                f,
+                "write position {write_pos} is not a multiple of 8 in 0..={ring_bytes}"
+            ),
+            DecodeError::BadValid { valid, ring_bytes } => {
+                write!(
+                    f,
+                    "valid length {valid} is not a multiple of 8 in 0..={ring_bytes}"
+                )
+            }
+            DecodeError::WideEntryIn32BitMode { offset } => {
+                write!(
+                    f,
+                    "two-slot entry marker at ring offset {offset} in a 32-bit ring"
+                )
+            }
+            DecodeError::NarrowPointerInWideEntry { offset, pointer } => write!(
+                f,
+                "two-slot entry at ring offset {offset} holds pointer {pointer:#x}, which fits \
+                 one slot: the ring is corrupt"
+            ),
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for DecodeError {}
+
+/// The part of a ring to decode: the slots, the write position and how much before it is valid.
+#[derive(Clone, Copy, Debug)]
+pub struct RingView<'a> {
+    slots: &'a [u64],
+    /// Slot index of the next slot to be written, in `0..=slots.len()`.
+    write_pos: usize,
+    /// Slots before the write position (wrapping) that may hold data.
+    valid: usize,
+}
+
+impl<'a> RingView<'a> {
+    /// Validates a view. `valid_bytes` defaults to the whole ring.
+    pub fn new(
+        slots: &'a [u64],
+        write_pos_bytes: u64,
+        valid_bytes: Option<u64>,
+    ) -> Result<RingView<'a>, DecodeError> {
+        if slots.is_empty() {
+            return Err(DecodeError::EmptyRing);
+        }
+        let ring_bytes = (slots.len() * SLOT_BYTES) as u64;
+        if write_pos_bytes % 8 != 0 || write_pos_bytes > ring_bytes {
+            return Err(DecodeError::BadWritePos {
+                write_pos: write_pos_bytes,
+                ring_bytes,
+            });
+        }
+        let valid = valid_bytes.unwrap_or(ring_bytes);
+        if valid % 8 != 0 || valid > ring_bytes {
+            return Err(DecodeError::BadValid { valid, ring_bytes });
+        }
+        Ok(RingView {
+            slots,
+            write_pos: (write_pos_bytes / 8) as usize,
+            valid: (valid / 8) as usize,
+        })
+    }
+
+    /// A view of slots that are already in time order (oldest first), as a trace file stores them.
+    pub fn linear(slots: &'a [u64]) -> RingView<'a> {
+        RingView {
+            slots,
+            write_pos: slots.len(),
+            valid: slots.len(),
+        }
+    }
+
+    /// The slot `age` places before the write position (0 = newest).
+    #[inline]
+    fn slot_by_age(&self, age: usize) -> (u64, usize) {
+        let n = self.slots.len();
+        let index = (self.write_pos + n - 1 - age % n) % n;
+        (self.slots[index], index)
+    }
+
+    /// The valid slots in time order, oldest first, as up to two contiguous pieces.
+    pub fn pieces(&self) -> (&'a [u64], &'a [u64]) {
+        let n = self.slots.len();
+        let wp = self.write_pos % n;
+        let end = if self.write_pos == n { n } else { wp };
+        if self.valid <= end {
+            (&self.slots[end - self.valid..end], &[])
+        } else {
+            let older = self.valid - end;
+            (&self.slots[n - older..], &self.slots[..end])
+        }
+    }
+}
+
+/// Why the decoded window begins where it does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowStart {
+    /// At a start record: everything since tracing started is here.
+    StartRecord,
+    /// At the valid length (the whole ring, or what the caller said was valid).
+    ValidLimit,
+}
+
+/// The decoded window of a ring.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Window {
+    /// The records, oldest first.
+    pub records: Vec<Record>,
+    /// Where the window begins.
+    pub start: WindowStart,
+    /// Whether the oldest record was the second half of a two-slot entry whose pointer slot
+    /// had been overwritten (it is dropped, never read as a pointer).
+    pub dropped_half_record: bool,
+    /// Pad slots skipped.
+    pub pad_slots: usize,
+    /// Slots that belong to the window (records, pads and a dropped half record).
+    pub slots_used: usize,
+}
+
+/// Decodes a ring backwards from its write position (Hubble §5.1.1).
+pub fn decode(view: &RingView<'_>, mode: Mode) -> Result<Window, DecodeError> {
+    let mut records = Vec::with_capacity(view.valid);
+    let mut start = WindowStart::ValidLimit;
+    let mut dropped_half_record = false;
+    let mut pad_slots = 0;
+    let mut age = 0;
+    while age < view.valid {
+        let (value, index) = view.slot_by_age(age);
+        let (hi, lo) = slot::unpack(value);
+        match lo {
+            slot::EXIT => {
+                records.push(Record::Exit { ts: hi });
+                age += 1;
+            }
+            slot::WIDE_ENTRY => {
+                if mode == Mode::Bits32 {
+                    return Err(DecodeError::WideEntryIn32BitMode {
+                        offset: offset(index),
+                    });
+                }
+                if age + 1 >= view.valid {
+                    dropped_half_record = true;
+                    age += 1;
+                    break;
+                }
+                let (pointer, pointer_index) = view.slot_by_age(age + 1);
+                if pointer >> 32 == 0 {
+                    return Err(DecodeError::NarrowPointerInWideEntry {
+                        offset: offset(pointer_index),
+                        pointer,
+                    });
+                }
+                records.push(Record::Entry {
+                    method: pointer,
+                    ts: hi,
+                });
+                age += 2;
+            }
+            slot::PAD => {
+                pad_slots += 1;
+                age += 1;
+            }
+            slot::START => {
+                records.push(Record::Start { ts: hi });
+                start = WindowStart::StartRecord;
+                age += 1;
+                break;
+            }
+            method => {
+                records.push(Record::Entry {
+                    method: u64::from(method),
+                    ts: hi,
+                });
+                age += 1;
+            }
+        }
+    }
+    records.reverse();
+    Ok(Window {
+        records,
+        start,
+        dropped_half_record,
+        pad_slots,
+        slots_used: age,
+    })
+}
+
+fn offset(index: usize) -> u64 {
+    (index * SLOT_BYTES) as u64
+}

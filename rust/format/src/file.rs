@@ -444,3 +444,21 @@ pub fn write_atomic_bytes(path: &std::path::Path, bytes: &[u8]) -> std::io::Resu
     }
     result
 }
+
+impl TraceFile {
+    /// Decodes the window and recovers every timestamp from the reference counter.
+    pub fn decode_events(&self) -> Result<crate::DecodedTrace, crate::EventsError> {
+        crate::decode_events(
+            &crate::RingView::linear(&self.window),
+            self.header.mode,
+            self.header.reference_counter,
+        )
+    }
+
+    /// Wall-clock nanoseconds (Unix epoch) of a timer value, from the flush-time reference pair.
+    pub fn counter_to_wall_ns(&self, counter: u64) -> i128 {
+        let h = &self.header;
+        let delta = i128::from(counter) - i128::from(h.reference_counter);
+        i128::from(h.wall_clock_ns) + delta * 1_000_000_000 / i128::from(h.timer_hz.max(1))
+    }
+}

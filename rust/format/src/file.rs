@@ -28,6 +28,9 @@ pub const VERSION: u16 = 1;
 pub const FIXED_HEADER: usize = 80;
 /// Longest thread name, process name or reason.
 pub const MAX_STRING: usize = 4096;
+/// Symbols a file may hold beyond one per window slot (methods resolved early, e.g. when their
+/// class loader was unloaded, may be kept although their slots were since overwritten).
+pub const MAX_EXTRA_SYMBOLS: usize = 1 << 16;
 /// Largest ring a file may describe (64 GiB): anything larger is corruption.
 pub const MAX_RING_BYTES: u64 = 1 << 36;
 
@@ -362,12 +365,16 @@ fn parse_structure(bytes: &[u8]) -> Result<(TraceFile, usize), FileError> {
         .chunks_exact(8)
         .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
         .collect();
-    // Each symbol takes at least 10 bytes: a count the rest of the file cannot hold is corrupt,
-    // and must not drive an allocation or a long loop.
-    if symbol_count > bytes.len().saturating_sub(r.pos) / 10 {
+    // Symbols name the pointers in the window, so there cannot be (many) more of them than
+    // slots. A larger count is corruption and must not drive a long loop; a plausible count
+    // the file cannot hold means the file was cut short.
+    if symbol_count > window_bytes / 8 + MAX_EXTRA_SYMBOLS {
         return Err(invalid(
             "symbol count",
-            alloc::format!("{symbol_count} symbols cannot fit in the rest of the file"),
+            alloc::format!(
+                "{symbol_count} symbols for a window of {} slots",
+                window_bytes / 8
+            ),
         ));
     }
     let mut symbols = BTreeMap::new();

@@ -1,0 +1,180 @@
+//! The trace file: round trip, atomic write, and every kind of bad input.
+
+use std::collections::BTreeMap;
+
+use hubble_format::file::{FileError, TraceFile, TraceHeader, MAGIC};
+use hubble_format::{Mode, RingWriter};
+
+fn sample() -> TraceFile {
+    let mut ring = RingWriter::new(Mode::Bits64, 16);
+    ring.start(5);
+    ring.entry(0x7000_0010, 6).unwrap();
+    ring.entry(0x7f_0000_0020, 7).unwrap();
+    ring.exit(8);
+    ring.exit(9);
+    let view = ring.view();
+    let window = hubble_format::ring::decode(&view, Mode::Bits64).unwrap();
+    let used = window.slots_used;
+    let slots = ring.slots();
+    let wp = (ring.write_pos_bytes() / 8) as usize;
+    let mut symbols = BTreeMap::new();
+    symbols.insert(
+        0x7000_0010,
+        "void com.example.Main.onCreate(android.os.Bundle)".to_owned(),
+    );
+    symbols.insert(0x7f_0000_0020, "int com.example.Util.sum(int[])".to_owned());
+    TraceFile {
+        header: TraceHeader {
+            mode: Mode::Bits64,
+            timer_hz: 19_200_000,
+            reference_counter: 10,
+            wall_clock_ns: 1_700_000_000_000_000_000,
+            ring_bytes: 128,
+            write_pos: ring.write_pos_bytes(),
+            pid: 4242,
+            tid: 4242,
+            thread_name: "main".into(),
+            process_name: "com.example".into(),
+            reason: "jank".into(),
+        },
+        window: slots[wp - used..wp].to_vec(),
+        symbols,
+    }
+}
+
+#[test]
+fn round_trip() {
+    let file = sample();
+    let bytes = file.to_bytes().unwrap();
+    assert_eq!(&bytes[..8], &MAGIC);
+    let back = TraceFile::parse(&bytes).unwrap();
+    assert_eq!(back, file);
+    let events = back.decode_events().unwrap().events;
+    assert_eq!(events.len(), 5);
+    assert_eq!(events.last().unwrap().counter, 9);
+}
+
+#[test]
+fn window_is_8_aligned_in_the_file() {
+    let bytes = sample().to_bytes().unwrap();
+    let offset = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    assert_eq!(offset % 8, 0);
+    assert_eq!(
+        u64::from_le_bytes(bytes[offset..offset + 8].try_into().unwrap()),
+        0x5_0000_0003
+    );
+}
+
+#[test]
+fn every_truncation_is_reported_as_such() {
+    let bytes = sample().to_bytes().unwrap();
+    for len in 0..bytes.len() {
+        match TraceFile::parse(&bytes[..len]) {
+            Err(FileError::Truncated { .. }) => {}
+            other => panic!("length {len}: expected Truncated, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn every_single_bit_flip_is_detected() {
+    let bytes = sample().to_bytes().unwrap();
+    for i in 0..bytes.len() {
+        for bit in 0..8 {
+            let mut bad = bytes.clone();
+            bad[i] ^= 1 << bit;
+            assert!(
+                TraceFile::parse(&bad).is_err(),
+                "flip of bit {bit} in byte {i} went unnoticed"
+            );
+        }
+    }
+}
+
+#[test]
+fn specific_errors() {
+    let bytes = sample().to_bytes().unwrap();
+    let mut bad = bytes.clone();
+    bad[0] = b'X';
+    assert!(matches!(TraceFile::parse(&bad), Err(FileError::BadMagic)));
+    let mut bad = bytes.clone();
+    bad[8] = 9;
+    assert!(matches!(
+        TraceFile::parse(&bad),
+        Err(FileError::UnsupportedVersion(9))
+    ));
+    let mut bad = bytes.clone();
+    bad[10] = 48;
+    assert!(matches!(
+        TraceFile::parse(&bad),
+        Err(FileError::BadMode(48))
+    ));
+    let mut bad = bytes.clone();
+    bad[40] = 0x81; // ring size 129: not a multiple of 8
+    assert!(matches!(
+        TraceFile::parse(&bad),
+        Err(FileError::Invalid {
+            field: "ring size",
+            ..
+        })
+    ));
+    let mut bad = bytes.clone();
+    bad[48..56].copy_from_slice(&1000u64.to_le_bytes());
+    assert!(matches!(
+        TraceFile::parse(&bad),
+        Err(FileError::Invalid {
+            field: "write position",
+            ..
+        })
+    ));
+    let mut bad = bytes.clone();
+    bad[72..76].copy_from_slice(&200_000u32.to_le_bytes());
+    assert!(matches!(
+        TraceFile::parse(&bad),
+        Err(FileError::Invalid {
+            field: "symbol count",
+            ..
+        })
+    ));
+    let mut bad = bytes.clone();
+    let n = bad.len();
+    bad[n - 1] ^= 0xff;
+    assert!(matches!(
+        TraceFile::parse(&bad),
+        Err(FileError::ChecksumMismatch { .. })
+    ));
+    let mut bad = bytes.clone();
+    bad.push(0);
+    assert!(matches!(
+        TraceFile::parse(&bad),
+        Err(FileError::TrailingBytes(1))
+    ));
+}
+
+#[test]
+fn atomic_write_leaves_only_the_final_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("1-2-3-jank.hubble");
+    sample().write_atomic(&path).unwrap();
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(names, vec!["1-2-3-jank.hubble".to_owned()]);
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    assert_eq!(TraceFile::read(&path).unwrap(), sample());
+}
+
+#[test]
+fn write_into_a_missing_directory_fails_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("missing").join("x.hubble");
+    assert!(matches!(
+        sample().write_atomic(&path),
+        Err(FileError::Io(_))
+    ));
+}

@@ -1,0 +1,104 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034  # variables used by the scripts that source this file
+# Shared by scripts/art-fetch, art-apply, art-build and tests/stages/30-art-proving-ground.sh.
+# Source after lib/common.sh. Everything lives under $HUBBLE_CACHE (delete it to start cold):
+#
+#   $HUBBLE_CACHE/src/                       .dsc + tarballs from `apt-get source --download-only`
+#   $HUBBLE_CACHE/art/pristine/              Debian's tree: AOSP + debian/ + debian/patches applied
+#   $HUBBLE_CACHE/art/aosp/                  the same without debian/patches (pure AOSP files)
+#   $HUBBLE_CACHE/art/VERSION                the exact Debian version fetched (revision recorded)
+#   $HUBBLE_CACHE/art/work/                  pristine + art-patches (what gets compiled)
+#   $HUBBLE_CACHE/buildroot/trixie/          the trixie build root (debootstrap + build-deps)
+
+ART_UPSTREAM_VERSION="14.0.0+r15"           # == AOSP android-14.0.0_r15
+ART_SRC_PACKAGE="android-platform-art"
+ART_SUITE="trixie"
+ART_MIRROR="${HUBBLE_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+ART_CACHE="$HUBBLE_CACHE/art"
+ART_SRC_CACHE="$HUBBLE_CACHE/src"
+ART_PRISTINE="$ART_CACHE/pristine"
+ART_AOSP="$ART_CACHE/aosp"
+ART_WORK="$ART_CACHE/work"
+ART_BUILDROOT="${HUBBLE_ART_BUILDROOT:-$HUBBLE_CACHE/buildroot/$ART_SUITE}"
+ART_PATCHES="$HUBBLE_ROOT/art-patches"
+RUST_DIR="$HUBBLE_ROOT/rust"
+# Where the work tree and the Rust target dir appear inside the build root.
+ART_IN_ROOT=/hubble/art
+RUST_IN_ROOT=/hubble/rust-target
+
+# Patches of the series, in order (blank lines and '#' comments skipped), one path per line.
+art_series() {
+  local series="${1:-$ART_PATCHES/series}" line
+  [ -f "$series" ] || return 0
+  while IFS= read -r line || [ -n "$line" ]; do
+    line="${line%%#*}"; line="${line//[[:space:]]/}"
+    [ -n "$line" ] && printf '%s\n' "$line"
+  done < "$series"
+}
+
+# Files (paths inside ART) the series adds or changes: new files under files/, and every
+# `+++ b/<path>` of every patch in the series. Sorted, unique.
+art_touched_files() {
+  local patches_dir="${1:-$ART_PATCHES}" p
+  {
+    if [ -d "$patches_dir/files" ]; then
+      (cd "$patches_dir/files" && find . -type f ! -name '.*' | sed 's|^\./||')
+    fi
+    while read -r p; do
+      [ -f "$patches_dir/patches/$p" ] || continue
+      sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$patches_dir/patches/$p"
+    done < <(art_series "$patches_dir/series")
+  } | sort -u
+}
+
+# The environment debian/rules exports for dh_auto_build, computed inside the build root.
+# shellcheck disable=SC2016  # expanded inside the build root, not here
+ART_BUILD_ENV='
+export DEB_BUILD_MAINT_OPTIONS="hardening=+all optimize=-lto"
+export DEB_CFLAGS_MAINT_APPEND="-fPIC -std=gnu17 -gdwarf-4"
+export DEB_CXXFLAGS_MAINT_APPEND="-fPIC -std=gnu++2a -gdwarf-4"
+export DEB_LDFLAGS_MAINT_APPEND="-fPIC -fuse-ld=lld -Wl,--build-id=sha1"
+export DEB_CPPFLAGS_MAINT_APPEND="-DNDEBUG -UDEBUG -I/usr/include/android -fmessage-length=0 -fno-exceptions -fno-strict-aliasing -no-canonical-prefixes -Wno-c99-designator -Wno-gnu-designator -Wno-gnu-folding-constant"
+export DEB_HOST_MULTIARCH="$(dpkg-architecture -qDEB_HOST_MULTIARCH)"
+export DEB_HOST_ARCH="$(dpkg-architecture -qDEB_HOST_ARCH)"
+export CC=clang CXX=clang++
+eval "$(dpkg-buildflags --export=sh)"
+'
+
+# Is the build root fully provisioned?
+art_buildroot_ready() { [ -f "$ART_BUILDROOT/.hubble-deps-ok" ]; }
+
+ART_MOUNTS=()
+art_mount() {  # art_mount SRC DEST-IN-ROOT [--bind|-t proc]
+  local src="$1" dest="$ART_BUILDROOT$2"; shift 2
+  mkdir -p "$dest"
+  if ! mountpoint -q "$dest"; then
+    hubble_as_root mount "$@" "$src" "$dest"
+    ART_MOUNTS+=("$dest")
+  fi
+}
+art_umount_all() {
+  local i
+  for ((i = ${#ART_MOUNTS[@]} - 1; i >= 0; i--)); do
+    hubble_as_root umount "${ART_MOUNTS[$i]}" 2>/dev/null || hubble_as_root umount -l "${ART_MOUNTS[$i]}" || true
+  done
+  ART_MOUNTS=()
+}
+
+# Mount /proc, /dev, the work tree and the Rust target dir into the build root. The caller
+# must `trap art_umount_all EXIT`.
+art_mount_all() {
+  art_mount proc /proc -t proc
+  art_mount /dev /dev --bind
+  art_mount /dev/pts /dev/pts --bind
+  if [ -d "$ART_WORK" ]; then art_mount "$ART_WORK" "$ART_IN_ROOT" --bind; fi
+  mkdir -p "$RUST_DIR/target"
+  art_mount "$RUST_DIR/target" "$RUST_IN_ROOT" --bind
+}
+
+# Run a bash script inside the build root with a clean environment.
+art_in_root() {
+  hubble_as_root chroot "$ART_BUILDROOT" /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
+    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    DEBIAN_FRONTEND=noninteractive /bin/bash -euo pipefail -c "$1"
+}

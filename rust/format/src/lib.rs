@@ -23,7 +23,9 @@ pub mod tree;
 
 mod events;
 
-pub use events::{decode_events, DecodedTrace, Event, EventKind, EventsError};
+pub use events::{
+    decode_events, decode_events_into, DecodedTrace, Event, EventIter, EventKind, EventsError,
+};
 pub use file::{FileError, TraceFile, TraceHeader};
 pub use ring::{decode, DecodeError, RingView, RingWriter, Window, WindowStart};
 pub use slot::{Mode, Record};

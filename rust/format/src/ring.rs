@@ -124,7 +124,8 @@ pub enum DecodeError {
         /// Byte offset of the slot in the ring.
         offset: u64,
     },
-    /// A two-slot entry whose pointer fits 32 bits (the writer would have used one slot).
+    /// A two-slot entry whose pointer fits 32 bits (the writer would have used one slot) or is
+    /// odd (no `ArtMethod` is; and read forwards it would look like a marker).
     NarrowPointerInWideEntry {
         /// Byte offset of the pointer slot in the ring.
         offset: u64,
@@ -158,8 +159,8 @@ impl fmt::Display for DecodeError {
             }
             DecodeError::NarrowPointerInWideEntry { offset, pointer } => write!(
                 f,
-                "two-slot entry at ring offset {offset} holds pointer {pointer:#x}, which fits \
-                 one slot: the ring is corrupt"
+                "two-slot entry at ring offset {offset} holds pointer {pointer:#x}, which no \
+                 writer puts in two slots: the ring is corrupt"
             ),
         }
     }
@@ -215,12 +216,9 @@ impl<'a> RingView<'a> {
         }
     }
 
-    /// The slot `age` places before the write position (0 = newest).
-    #[inline]
-    fn slot_by_age(&self, age: usize) -> (u64, usize) {
-        let n = self.slots.len();
-        let index = (self.write_pos + n - 1 - age % n) % n;
-        (self.slots[index], index)
+    /// Slots that may hold data.
+    pub fn valid_slots(&self) -> usize {
+        self.valid
     }
 
     /// The valid slots in time order, oldest first, as up to two contiguous pieces.
@@ -262,71 +260,108 @@ pub struct Window {
     pub slots_used: usize,
 }
 
-/// Decodes a ring backwards from its write position (Hubble §5.1.1).
-pub fn decode(view: &RingView<'_>, mode: Mode) -> Result<Window, DecodeError> {
-    let mut records = Vec::with_capacity(view.valid);
-    let mut start = WindowStart::ValidLimit;
-    let mut dropped_half_record = false;
-    let mut pad_slots = 0;
+/// What the reverse walk learned besides the records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WalkSummary {
+    /// Where the window begins.
+    pub start: WindowStart,
+    /// Whether a half two-slot entry at the oldest end was dropped.
+    pub dropped_half_record: bool,
+    /// Pad slots skipped.
+    pub pad_slots: usize,
+    /// Slots that belong to the window.
+    pub slots_used: usize,
+}
+
+/// Walks the ring backwards from the write position, handing each record to `visit`, newest
+/// first (Hubble §5.1.1). Both decoders below are this walk plus a different `visit`.
+pub fn walk_back(
+    view: &RingView<'_>,
+    mode: Mode,
+    mut visit: impl FnMut(Record),
+) -> Result<WalkSummary, DecodeError> {
+    let (older, newer) = view.pieces();
+    // Index i counts back from the newest slot over the two pieces, so the hot loop has no
+    // modulo: slot(i) = newer[len-1-i] for i < len(newer), then older from its end.
+    let slot = |i: usize| -> (u64, usize) {
+        if i < newer.len() {
+            let k = newer.len() - 1 - i;
+            (newer[k], k)
+        } else {
+            let k = older.len() - 1 - (i - newer.len());
+            (older[k], view.slots.len() - older.len() + k)
+        }
+    };
+    let valid = older.len() + newer.len();
+    let mut summary = WalkSummary {
+        start: WindowStart::ValidLimit,
+        dropped_half_record: false,
+        pad_slots: 0,
+        slots_used: 0,
+    };
     let mut age = 0;
-    while age < view.valid {
-        let (value, index) = view.slot_by_age(age);
+    while age < valid {
+        let (value, index) = slot(age);
         let (hi, lo) = slot::unpack(value);
+        // Entries and exits share one path (an exit is "method 0"), so the 50/50 mix of the two
+        // costs no branch misprediction; only the rare control values 1–3 branch.
+        if lo.wrapping_sub(slot::WIDE_ENTRY) > slot::START - slot::WIDE_ENTRY {
+            visit(Record::from_code(hi, u64::from(lo)));
+            age += 1;
+            continue;
+        }
         match lo {
-            slot::EXIT => {
-                records.push(Record::Exit { ts: hi });
-                age += 1;
-            }
             slot::WIDE_ENTRY => {
                 if mode == Mode::Bits32 {
                     return Err(DecodeError::WideEntryIn32BitMode {
                         offset: offset(index),
                     });
                 }
-                if age + 1 >= view.valid {
-                    dropped_half_record = true;
+                if age + 1 >= valid {
+                    summary.dropped_half_record = true;
                     age += 1;
                     break;
                 }
-                let (pointer, pointer_index) = view.slot_by_age(age + 1);
-                if pointer >> 32 == 0 {
+                let (pointer, pointer_index) = slot(age + 1);
+                if pointer >> 32 == 0 || pointer as u32 == slot::WIDE_ENTRY {
                     return Err(DecodeError::NarrowPointerInWideEntry {
                         offset: offset(pointer_index),
                         pointer,
                     });
                 }
-                records.push(Record::Entry {
+                visit(Record::Entry {
                     method: pointer,
                     ts: hi,
                 });
                 age += 2;
             }
             slot::PAD => {
-                pad_slots += 1;
+                summary.pad_slots += 1;
                 age += 1;
             }
-            slot::START => {
-                records.push(Record::Start { ts: hi });
-                start = WindowStart::StartRecord;
+            _ => {
+                visit(Record::Start { ts: hi });
+                summary.start = WindowStart::StartRecord;
                 age += 1;
                 break;
             }
-            method => {
-                records.push(Record::Entry {
-                    method: u64::from(method),
-                    ts: hi,
-                });
-                age += 1;
-            }
         }
     }
+    summary.slots_used = age;
+    Ok(summary)
+}
+
+/// Decodes a ring backwards from its write position into records, oldest first.
+pub fn decode(view: &RingView<'_>, mode: Mode) -> Result<Window, DecodeError> {
+    let mut records = Vec::with_capacity(view.valid);
+    let summary = walk_back(view, mode, |r| records.push(r))?;
     records.reverse();
     Ok(Window {
         records,
-        start,
-        dropped_half_record,
-        pad_slots,
-        slots_used: age,
+        start: summary.start,
+        dropped_half_record: summary.dropped_half_record,
+        pad_slots: summary.pad_slots,
+        slots_used: summary.slots_used,
     })
 }
 

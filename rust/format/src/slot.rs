@@ -78,6 +78,16 @@ pub enum Record {
 }
 
 impl Record {
+    /// An entry (`code` ≥ 4) or an exit (`code` = 0), without a data-dependent branch.
+    #[inline(always)]
+    pub(crate) fn from_code(ts: u32, code: u64) -> Record {
+        if code == 0 {
+            Record::Exit { ts }
+        } else {
+            Record::Entry { method: code, ts }
+        }
+    }
+
     /// The stored 32-bit timestamp.
     pub fn ts(&self) -> u32 {
         match *self {

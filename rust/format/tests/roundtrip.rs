@@ -153,6 +153,10 @@ fn check(mode: Mode, n: usize, stream: Stream) -> Result<(), TestCaseError> {
     let reference = stream.steps.last().map_or(start_ts, |s| s.1) + 17;
     let decoded = decode_events(&ring.view(), mode, reference)
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let forwards: Vec<_> = hubble_format::EventIter::new(&ring.view(), mode, reference)
+        .map_err(|e| TestCaseError::fail(e.to_string()))?
+        .collect();
+    prop_assert_eq!(&forwards, &decoded.events);
     let counters: Vec<u64> = decoded.events.iter().map(|e| e.counter).collect();
     let expected_counters: Vec<u64> = expected.iter().map(|e| e.1).collect();
     prop_assert_eq!(counters, expected_counters);
@@ -203,6 +207,7 @@ fn check(mode: Mode, n: usize, stream: Stream) -> Result<(), TestCaseError> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
 
+
     #[test]
     fn roundtrip_64(n in 2usize..300, stream in stream_strategy(Mode::Bits64)) {
         check(Mode::Bits64, n, stream)?;
@@ -215,7 +220,14 @@ proptest! {
 
     #[test]
     fn any_ring_bytes_decode_without_panic(
-        slots in proptest::collection::vec(any::<u64>(), 1..64),
+        slots in proptest::collection::vec(
+            prop_oneof![
+                any::<u64>(),
+                (any::<u32>(), 0u32..5).prop_map(|(hi, lo)| hubble_format::slot::pack(hi, lo)),
+                (1u64..64).prop_map(|p| p << 32),
+            ],
+            1..64,
+        ),
         wp in any::<prop::sample::Index>(),
         valid in any::<prop::sample::Index>(),
         reference in any::<u64>(),
@@ -227,6 +239,20 @@ proptest! {
         let view = hubble_format::RingView::new(&slots, wp, Some(valid)).unwrap();
         let mode = if wide { Mode::Bits64 } else { Mode::Bits32 };
         if let Ok(d) = decode_events(&view, mode, reference) {
+            prop_assert!(d.events.len() <= n);
+            let back = hubble_format::ring::decode(&view, mode).unwrap();
+            prop_assert_eq!(d.events.len(), back.records.len());
+            let counters = hubble_format::recover_timestamps(&back.records, reference).unwrap();
+            for ((event, record), counter) in d.events.iter().zip(&back.records).zip(counters) {
+                prop_assert_eq!(event.counter, counter);
+                let same = match (event.kind, record) {
+                    (EventKind::Entry { method }, Record::Entry { method: m, .. }) => method == *m,
+                    (EventKind::Exit, Record::Exit { .. }) => true,
+                    (EventKind::Start, Record::Start { .. }) => true,
+                    _ => false,
+                };
+                prop_assert!(same, "forward {:?} vs backward {:?}", event, record);
+            }
             let _ = build_tree(&d.events, reference, TreeOptions { max_depth: 8 });
         }
     }

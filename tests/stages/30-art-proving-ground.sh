@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
+# ART proving ground: fetch AOSP ART android-14.0.0_r15 (Debian's android-platform-art
+# 14.0.0+r15), apply art-patches/, compile every file the series adds or changes in the trixie
+# build root, check art-patches/thread-offsets.txt; and prove apply fails loudly on a broken
+# or fuzzy patch (tests/fixtures/art-patches-{broken,fuzz}). The whole libart.so (--full) is
+# not built here: see tests/art-full.sh and docs/art-integration.md.
+set -euo pipefail
+# shellcheck source=../../scripts/lib/common.sh
+source "$(dirname "$0")/../../scripts/lib/common.sh"
+cd "$HUBBLE_ROOT"
+
+# 1. A broken patch must fail apply, naming the patch, the file and the hunk; a patch that
+#    needs fuzz must be refused. Checked first: it is fast and needs only the pristine tree.
+hubble_step "art-fetch" scripts/art-fetch
+fx_work="$(mktemp -d)"
+trap 'rm -rf "$fx_work"' EXIT
+expect_apply_failure() {  # expect_apply_failure FIXTURE REGEX...
+  local fixture="$1" out rc=0 re; shift
+  out="$(scripts/art-apply --patches "tests/fixtures/$fixture" --work "$fx_work/w" --no-aosp-check 2>&1)" || rc=$?
+  [ $rc -ne 0 ] || { printf '%s\n' "$out" >&2; hubble_die "$fixture: art-apply succeeded but must fail"; }
+  for re in "$@"; do
+    grep -qE "$re" <<<"$out" || { printf '%s\n' "$out" >&2; hubble_die "$fixture: art-apply output lacks /$re/"; }
+  done
+  [ ! -e "$fx_work/w/.hubble-applied" ] || hubble_die "$fixture: a work tree was produced despite the failure"
+  hubble_log "$fixture: art-apply failed as it must"
+}
+expect_apply_failure art-patches-broken \
+  '0001-broken-context\.patch: file runtime/thread\.h: Hunk #2 FAILED'
+expect_apply_failure art-patches-fuzz \
+  '0001-needs-fuzz\.patch: file runtime/thread\.h: Hunk #1 FAILED' 'would apply with fuzz; refused'
+
+# 2. The real series.
+hubble_step "art-apply" scripts/art-apply
+hubble_step "art-build --touched" scripts/art-build --touched -j2
+hubble_report_times

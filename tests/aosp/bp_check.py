@@ -243,8 +243,8 @@ def load_known_external(path):
             if not line:
                 continue
             parts = line.split()
-            if len(parts) < 2:
-                raise SystemExit(f"{path}:{n}: want '<module> <where in AOSP>'")
+            if len(parts) != 3 or parts[2] not in ("yes", "check", "import"):
+                raise SystemExit(f"{path}:{n}: want '<module> <project in AOSP> yes|check|import'")
             known[parts[0]] = parts[1]
     return known
 
@@ -253,16 +253,26 @@ def cargo_deps(cargo_toml):
     with open(cargo_toml, "rb") as f:
         data = tomllib.load(f)
     deps = []
-    for name, spec in data.get("dependencies", {}).items():
-        if isinstance(spec, dict) and spec.get("optional"):
-            continue
-        if isinstance(spec, dict) and "package" in spec:
-            name = spec["package"]
-        deps.append(name)
+    tables = [data.get("dependencies", {})]
+    # [target.'cfg(...)'.dependencies]: Soong builds them too (under target: { android: ... }).
+    tables += [t.get("dependencies", {}) for t in data.get("target", {}).values()]
+    for table in tables:
+        for name, spec in table.items():
+            if isinstance(spec, dict) and spec.get("optional"):
+                continue
+            if isinstance(spec, dict) and "package" in spec:
+                name = spec["package"]
+            if name not in deps:
+                deps.append(name)
+    build_script = bool(data.get("build-dependencies")) or data.get("package", {}).get("build") \
+        or os.path.exists(os.path.join(os.path.dirname(cargo_toml), "build.rs"))
     pkg = data.get("package", {}).get("name", "")
     lib_name = data.get("lib", {}).get("name", pkg.replace("-", "_"))
     bins = [b.get("name") for b in data.get("bin", [])]
-    return deps, lib_name, bins
+    return deps, lib_name, bins, build_script
+
+
+NOTES = []
 
 
 def check(root, bp_path, known_path):
@@ -341,7 +351,11 @@ def check(root, bp_path, known_path):
             if not os.path.exists(cargo):
                 problems.append(f"{where}: no Cargo.toml at {crate_dir}")
                 continue
-            deps, lib_name, bins = cargo_deps(cargo)
+            deps, lib_name, bins, build_script = cargo_deps(cargo)
+            if build_script:
+                NOTES.append(f"{name}: {crate_dir} has a Cargo build script, which Soong never "
+                             f"runs; what it generates must come from a genrule or be checked in "
+                             f"(docs/aosp-build.md)")
             crate_name = m.get("crate_name")
             want = bins if mtype.startswith("rust_binary") else [lib_name]
             if crate_name not in want:
@@ -353,7 +367,8 @@ def check(root, bp_path, known_path):
                 if aosp_name(dep) not in rustlibs:
                     problems.append(
                         f"{where}: {crate_dir}/Cargo.toml depends on '{dep}' but rustlibs "
-                        f"lacks '{aosp_name(dep)}'"
+                        f"lacks '{aosp_name(dep)}' (add it to the module's rustlibs, and to "
+                        f"tests/aosp/aosp-modules.txt if AOSP defines it)"
                     )
 
     # The cxx bridge.
@@ -368,7 +383,7 @@ def check(root, bp_path, known_path):
                 with open(full, encoding="utf-8") as f:
                     if re.search(r"#\[cxx::bridge", f.read()):
                         bridge_files.append(os.path.relpath(full, root))
-    runtime_deps, _, _ = cargo_deps(os.path.join(root, "rust", "runtime", "Cargo.toml"))
+    runtime_deps, _, _, _ = cargo_deps(os.path.join(root, "rust", "runtime", "Cargo.toml"))
     if not bridge_rules:
         problems.append("no cxxbridge genrule")
     headers = set()
@@ -431,6 +446,8 @@ def main():
         return 0
     bp = a.bp or os.path.join(a.root, "Android.bp")
     problems = check(a.root, bp, a.known)
+    for note in dict.fromkeys(NOTES):
+        print(f"note: {note}")
     for p in problems:
         print(f"{os.path.relpath(bp, a.root)}: {p}")
     if problems:

@@ -1,1 +1,216 @@
-//! hubble-hotpath-emu: under construction (see docs/architecture.md).
+//! Host proof of the Hubble hot path.
+//!
+//! The trace-point emitters are the ART sources themselves
+//! (`art-patches/files/compiler/optimizing/hubble/*.cc`), compiled by `build.rs` against
+//! Debian's libvixl-dev together with a small driver (`cpp/driver.cc`). This crate hands their
+//! bytes to the tests, which execute them in unicorn (A64 and T32) and qemu-aarch64, decode the
+//! ring with `hubble-format` and compare every slot with its reference writer.
+#![deny(unsafe_op_in_unsafe_fn)]
+
+/// The real `Thread` offsets of the per-thread block, from `art-patches/thread-offsets.txt`.
+pub mod thread_offsets {
+    include!(concat!(env!("OUT_DIR"), "/thread_offsets.rs"));
+}
+
+/// Index of each field in the offset arrays.
+pub mod field {
+    /// `hubble_cursor`.
+    pub const CURSOR: usize = 0;
+    /// `hubble_limit`.
+    pub const LIMIT: usize = 1;
+    /// `hubble_stop`.
+    pub const STOP: usize = 2;
+    /// `hubble_begin`.
+    pub const BEGIN: usize = 3;
+    /// `hubble_end`.
+    pub const END: usize = 4;
+}
+
+/// Which trace point to emit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// Method entry, pointer of unknown width.
+    Entry,
+    /// Method entry whose `ArtMethod*` the compiler knows is below 4 GiB (JIT, boot image).
+    EntryNarrow,
+    /// Method exit.
+    Exit,
+}
+
+impl Kind {
+    fn code(self) -> i32 {
+        match self {
+            Kind::Entry => 0,
+            Kind::EntryNarrow => 1,
+            Kind::Exit => 2,
+        }
+    }
+}
+
+/// What follows the inline half.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Terminator {
+    /// `BRK #0` / `BKPT #0`: the emulator stops there.
+    Trap,
+    /// `RET` / `BX LR`: the blob is a callable function (qemu-aarch64 harness).
+    Return,
+}
+
+/// Emitted code: `[inline half][terminator][out-of-line half]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Blob {
+    /// The bytes.
+    pub bytes: Vec<u8>,
+    /// Offset of the terminator (= size of the inline half).
+    pub terminator: usize,
+    /// Offset of the out-of-line half.
+    pub out_of_line: usize,
+}
+
+#[repr(C)]
+#[derive(Default)]
+struct BlobInfo {
+    size: u32,
+    terminator: u32,
+    out_of_line: u32,
+}
+
+extern "C" {
+    fn hubble_emit_a64(
+        kind: i32,
+        method_reg: i32,
+        isb: i32,
+        terminator: i32,
+        offsets: *const i32,
+        out: *mut u8,
+        cap: usize,
+        info: *mut BlobInfo,
+    ) -> i32;
+    fn hubble_emit_t32(
+        kind: i32,
+        method_reg: i32,
+        temps: *const i32,
+        isb: i32,
+        terminator: i32,
+        offsets: *const i32,
+        out: *mut u8,
+        cap: usize,
+        info: *mut BlobInfo,
+    ) -> i32;
+    fn hubble_emit_nanoscope_a64(
+        terminator: i32,
+        data_ptr_offset: i32,
+        out: *mut u8,
+        cap: usize,
+        info: *mut BlobInfo,
+    ) -> i32;
+}
+
+const CAP: usize = 1024;
+
+fn finish(rc: i32, mut buf: Vec<u8>, info: BlobInfo) -> Blob {
+    assert_eq!(rc, 0, "emitter output larger than {CAP} bytes");
+    buf.truncate(info.size as usize);
+    Blob {
+        bytes: buf,
+        terminator: info.terminator as usize,
+        out_of_line: info.out_of_line as usize,
+    }
+}
+
+fn term_code(t: Terminator) -> i32 {
+    match t {
+        Terminator::Trap => 0,
+        Terminator::Return => 1,
+    }
+}
+
+/// Options of one emitted trace point.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// The build-time ISB before the counter read.
+    pub isb: bool,
+    /// What follows the inline half.
+    pub terminator: Terminator,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            isb: false,
+            terminator: Terminator::Trap,
+        }
+    }
+}
+
+/// The A64 trace point as ART's arm64 back end emits it (x19 = thread, x16/x17 scratch).
+pub fn emit_a64(kind: Kind, method_reg: u8, offsets: &[i32; 5], opts: Options) -> Blob {
+    assert!(method_reg < 31 && !(16..=17).contains(&method_reg) && method_reg != 19);
+    let mut buf = vec![0u8; CAP];
+    let mut info = BlobInfo::default();
+    // SAFETY: `offsets` points to 5 i32s, `buf` to CAP writable bytes, `info` to a BlobInfo;
+    // the driver writes at most `cap` bytes and returns non-zero if the code does not fit.
+    let rc = unsafe {
+        hubble_emit_a64(
+            kind.code(),
+            i32::from(method_reg),
+            i32::from(opts.isb),
+            term_code(opts.terminator),
+            offsets.as_ptr(),
+            buf.as_mut_ptr(),
+            CAP,
+            &mut info,
+        )
+    };
+    finish(rc, buf, info)
+}
+
+/// The T32 trace point (r9 = thread, `temps` = cursor, counter low, counter high).
+pub fn emit_t32(
+    kind: Kind,
+    method_reg: u8,
+    temps: [u8; 3],
+    offsets: &[i32; 5],
+    opts: Options,
+) -> Blob {
+    let distinct = temps[0] != temps[1] && temps[0] != temps[2] && temps[1] != temps[2];
+    assert!(distinct && temps.iter().all(|&t| t <= 12 && t != 9));
+    if kind != Kind::Exit {
+        assert!(!temps.contains(&method_reg) && method_reg <= 12 && method_reg != 9);
+    }
+    let temps = temps.map(i32::from);
+    let mut buf = vec![0u8; CAP];
+    let mut info = BlobInfo::default();
+    // SAFETY: as in `emit_a64`; `temps` points to 3 i32s.
+    let rc = unsafe {
+        hubble_emit_t32(
+            kind.code(),
+            i32::from(method_reg),
+            temps.as_ptr(),
+            i32::from(opts.isb),
+            term_code(opts.terminator),
+            offsets.as_ptr(),
+            buf.as_mut_ptr(),
+            CAP,
+            &mut info,
+        )
+    };
+    finish(rc, buf, info)
+}
+
+/// Nanoscope's published A64 entry sequence, encoded with the same VIXL (for comparison).
+pub fn emit_nanoscope_a64(data_ptr_offset: i32, terminator: Terminator) -> Blob {
+    let mut buf = vec![0u8; CAP];
+    let mut info = BlobInfo::default();
+    // SAFETY: as in `emit_a64`.
+    let rc = unsafe {
+        hubble_emit_nanoscope_a64(
+            term_code(terminator),
+            data_ptr_offset,
+            buf.as_mut_ptr(),
+            CAP,
+            &mut info,
+        )
+    };
+    finish(rc, buf, info)
+}

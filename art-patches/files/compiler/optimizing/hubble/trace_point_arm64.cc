@@ -1,0 +1,160 @@
+/*
+ * Hubble for AOSP: the A64 trace point. docs/hot-path.md explains every instruction;
+ * docs/architecture.md is the contract (per-thread block, slot encoding, algorithm).
+ *
+ * Inline part (kEntry; kEntryNarrow and kExit replace the TST/CCMP pair with one CMP):
+ *
+ *     ldp   x16, x17, [x19, #cursor]     ; cursor and limit in one load (Hubble's prefetch)
+ *     cbz   x16, done                    ; tracing off: 2 instructions
+ *     tst   xM, #0xffffffff00000000      ; Z = pointer fits 32 bits
+ *     ccmp  x16, x17, #C, eq             ; fits ? (cursor - limit) : force C=1 ("hs")
+ *     b.hs  out_of_line                  ; wide pointer, ring full or stop doorbell
+ *   resume:
+ *     mrs   x17, cntvct_el0
+ *     stp   wM, w17, [x16], #8           ; hi = ts, lo = ptr   (exit: wzr)
+ *     str   x16, [x19, #cursor]
+ *   done:
+ */
+#include "trace_point_arm64.h"
+
+namespace art {
+namespace hubble {
+
+namespace {
+
+using vixl::aarch64::Assembler;
+using vixl::aarch64::CFlag;
+using vixl::ExactAssemblyScope;
+using vixl::aarch64::InnerShareable;
+using vixl::aarch64::BarrierReads;
+using vixl::aarch64::Label;
+using vixl::aarch64::MacroAssembler;
+using vixl::aarch64::MemOperand;
+using vixl::aarch64::Operand;
+using vixl::aarch64::PostIndex;
+using vixl::aarch64::Register;
+using vixl::aarch64::SystemRegister;
+using vixl::aarch64::kInstructionSize;
+
+// Debian's VIXL 5.1 has no name for CNTVCT_EL0 (op0=3, op1=3, CRn=14, CRm=0, op2=2).
+constexpr SystemRegister kCntvctEl0 =
+    static_cast<SystemRegister>(vixl::aarch64::SystemRegisterEncoder<3, 3, 14, 0, 2>::value);
+
+constexpr uint64_t kUpperHalf = UINT64_C(0xffffffff00000000);
+
+// Upper bound of instructions in each half (the scopes use kMaximumSize).
+constexpr size_t kMaxInline = 10;
+constexpr size_t kMaxOutOfLine = 32;
+
+void ReadCounter(MacroAssembler* masm, const TracePointArm64& tp) {
+  if (tp.options.isb_before_counter) {
+    masm->isb();
+  }
+  masm->mrs(tp.scratch, kCntvctEl0);
+}
+
+}  // namespace
+
+TracePointArm64 DefaultTracePointArm64(const ThreadOffsets& offsets) {
+  TracePointArm64 tp{offsets, vixl::aarch64::x19, vixl::aarch64::x16, vixl::aarch64::x17,
+                     TracePointOptions()};
+  return tp;
+}
+
+void EmitTracePointArm64(MacroAssembler* masm,
+                         const TracePointArm64& tp,
+                         TraceKind kind,
+                         Register method,
+                         TraceLabelsArm64* labels) {
+  const Register cursor = tp.cursor.X();
+  const Register scratch = tp.scratch.X();
+  VIXL_ASSERT(tp.offsets.limit == tp.offsets.cursor + 8);
+  VIXL_ASSERT(kind == TraceKind::kExit || (!method.Is(cursor) && !method.Is(scratch)));
+  ExactAssemblyScope scope(masm, kMaxInline * kInstructionSize,
+                           ExactAssemblyScope::kMaximumSize);
+  masm->ldp(cursor, scratch, MemOperand(tp.tr, tp.offsets.cursor));
+  masm->cbz(cursor, &labels->done);
+  if (kind == TraceKind::kEntry) {
+    // One flag-setting pair decides both "pointer needs two slots" and "ring needs the slow
+    // path": when the upper half is non-zero CCMP forces C=1, so B.HS goes out of line.
+    masm->tst(method.X(), Operand(kUpperHalf));
+    masm->ccmp(cursor, Operand(scratch), CFlag, vixl::aarch64::eq);
+  } else {
+    masm->cmp(cursor, Operand(scratch));
+  }
+  masm->b(&labels->out_of_line, vixl::aarch64::hs);
+  masm->bind(&labels->resume);
+  ReadCounter(masm, tp);
+  if (kind == TraceKind::kExit) {
+    masm->stp(vixl::aarch64::wzr, scratch.W(), MemOperand(cursor, 8, PostIndex));
+  } else {
+    masm->stp(method.W(), scratch.W(), MemOperand(cursor, 8, PostIndex));
+  }
+  masm->str(cursor, MemOperand(tp.tr, tp.offsets.cursor));
+  masm->bind(&labels->done);
+}
+
+void EmitTracePointOutOfLineArm64(MacroAssembler* masm,
+                                  const TracePointArm64& tp,
+                                  TraceKind kind,
+                                  Register method,
+                                  TraceLabelsArm64* labels) {
+  const Register cursor = tp.cursor.X();
+  const Register scratch = tp.scratch.X();
+  const Register tr = tp.tr.X();
+  Label wide;
+  Label slow;
+  Label wrap;
+  Label recheck;
+  Label stop;
+  ExactAssemblyScope scope(masm, kMaxOutOfLine * kInstructionSize,
+                           ExactAssemblyScope::kMaximumSize);
+  masm->bind(&labels->out_of_line);
+  if (kind == TraceKind::kEntry) {
+    // Here because the pointer is wide, the ring needs the slow path, or both.
+    masm->cmp(cursor, Operand(scratch));
+    masm->b(&slow, vixl::aarch64::hs);
+    // Two-slot entry: the full pointer, then hi = ts, lo = 1. cursor < limit = end - 8, so
+    // both slots fit.
+    masm->bind(&wide);
+    ReadCounter(masm, tp);
+    masm->lsl(scratch, scratch, 32);
+    masm->orr(scratch, scratch, Operand(kSlotWideEntry));
+    masm->stp(method.X(), scratch, MemOperand(cursor, 16, PostIndex));
+    masm->str(cursor, MemOperand(tr, tp.offsets.cursor));
+    masm->b(&labels->done);
+  }
+  masm->bind(&slow);
+  // See the control thread's latest stop / limit / begin: the LDP that brought us here is
+  // ordered before these loads (the control thread publishes cursor and limit=0 with release).
+  masm->dmb(InnerShareable, BarrierReads);
+  masm->ldr(scratch, MemOperand(tr, tp.offsets.stop));
+  masm->cbnz(scratch, &stop);
+  masm->ldr(scratch, MemOperand(tr, tp.offsets.limit));
+  masm->cmp(cursor, Operand(scratch));
+  masm->b(&recheck, vixl::aarch64::lo);  // the LDP saw a stale limit: carry on
+  masm->ldr(scratch, MemOperand(tr, tp.offsets.end));
+  masm->cmp(cursor, Operand(scratch));
+  masm->b(&wrap, vixl::aarch64::eq);
+  masm->movz(scratch, kSlotPad);  // the one slot left before the end: pad
+  masm->str(scratch, MemOperand(cursor));
+  masm->bind(&wrap);
+  masm->ldr(cursor, MemOperand(tr, tp.offsets.begin));
+  masm->bind(&recheck);
+  if (kind == TraceKind::kEntry) {
+    masm->tst(method.X(), Operand(kUpperHalf));
+    masm->b(&wide, vixl::aarch64::ne);
+  }
+  masm->b(&labels->resume);
+  // Stop requested: tracing off first, then publish the end position with release semantics
+  // (the ring and the cleared cursor are visible before the control thread sees stop > 1, so
+  // a restart's cursor store can never be overwritten by this thread's late clear).
+  masm->bind(&stop);
+  masm->str(vixl::aarch64::xzr, MemOperand(tr, tp.offsets.cursor));
+  masm->add(scratch, tr, Operand(tp.offsets.stop));
+  masm->stlr(cursor, MemOperand(scratch));
+  masm->b(&labels->done);
+}
+
+}  // namespace hubble
+}  // namespace art

@@ -1,0 +1,116 @@
+/*
+ * Hubble for AOSP: the T32 trace point. docs/hot-path.md explains every instruction.
+ *
+ *     ldrd  rC, rL, [r9, #cursor]        ; cursor and limit in one load
+ *     cbz   rC, done                     ; (cmp rC, #0; beq done when rC is not r0-r7)
+ *     cmp   rC, rL
+ *     bhs   out_of_line                  ; ring full or stop doorbell
+ *   resume:
+ *     mrrc  p15, 1, rL, rH, c14          ; CNTVCT: rL = low word
+ *     strd  r0, rL, [rC], #8             ; entry: lo = ptr, hi = ts
+ *        (exit: mov rH, #0; strd rH, rL, [rC], #8)
+ *     str   rC, [r9, #cursor]
+ *   done:
+ */
+#include "trace_point_arm_vixl.h"
+
+namespace art {
+namespace hubble {
+
+namespace {
+
+using vixl::ExactAssemblyScope;
+using vixl::aarch32::Label;
+using vixl::aarch32::MacroAssembler;
+using vixl::aarch32::MemOperand;
+using vixl::aarch32::Narrow;
+using vixl::aarch32::PostIndex;
+using vixl::aarch32::Register;
+using vixl::aarch32::Wide;
+
+constexpr size_t kMaxInlineBytes = 40;
+constexpr size_t kMaxOutOfLineBytes = 64;
+
+void ReadCounter(MacroAssembler* masm, const TracePointArmVIXL& tp) {
+  if (tp.options.isb_before_counter) {
+    masm->isb(vixl::aarch32::SY);
+  }
+  const uint32_t insn = MrrcCntvctT32(tp.lo, tp.hi);
+  // A 32-bit T32 instruction is stored as its first halfword, then its second.
+  masm->GetBuffer()->Emit16(static_cast<uint16_t>(insn >> 16));
+  masm->GetBuffer()->Emit16(static_cast<uint16_t>(insn & 0xffff));
+}
+
+}  // namespace
+
+uint32_t MrrcCntvctT32(Register rt, Register rt2) {
+  constexpr uint32_t kOpc1 = 1;
+  constexpr uint32_t kCRm = 14;
+  const uint32_t hw1 = 0xEC50u | rt2.GetCode();
+  const uint32_t hw2 = (rt.GetCode() << 12) | 0xF00u | (kOpc1 << 4) | kCRm;
+  return (hw1 << 16) | hw2;
+}
+
+void EmitTracePointArmVIXL(MacroAssembler* masm,
+                           const TracePointArmVIXL& tp,
+                           TraceKind kind,
+                           Register method,
+                           TraceLabelsArmVIXL* labels) {
+  VIXL_ASSERT(tp.offsets.limit == tp.offsets.cursor + 4);
+  VIXL_ASSERT(!tp.cursor.Is(tp.lo) && !tp.cursor.Is(tp.hi) && !tp.lo.Is(tp.hi));
+  VIXL_ASSERT(kind == TraceKind::kExit ||
+              (!method.Is(tp.cursor) && !method.Is(tp.lo) && !method.Is(tp.hi)));
+  ExactAssemblyScope scope(masm, kMaxInlineBytes, ExactAssemblyScope::kMaximumSize);
+  masm->ldrd(tp.cursor, tp.lo, MemOperand(tp.tr, tp.offsets.cursor));
+  if (tp.cursor.IsLow()) {
+    masm->cbz(tp.cursor, &labels->done);
+  } else {
+    masm->cmp(tp.cursor, 0);
+    masm->b(vixl::aarch32::eq, Narrow, &labels->done);
+  }
+  masm->cmp(tp.cursor, tp.lo);
+  masm->b(vixl::aarch32::hs, Wide, &labels->out_of_line);
+  masm->bind(&labels->resume);
+  ReadCounter(masm, tp);
+  if (kind == TraceKind::kExit) {
+    // T32 has no zero register: the high word of the counter is dead, so it becomes the 0.
+    masm->mov(Wide, tp.hi, 0);
+    masm->strd(tp.hi, tp.lo, MemOperand(tp.cursor, 8, PostIndex));
+  } else {
+    masm->strd(method, tp.lo, MemOperand(tp.cursor, 8, PostIndex));
+  }
+  masm->str(tp.cursor, MemOperand(tp.tr, tp.offsets.cursor));
+  masm->bind(&labels->done);
+}
+
+void EmitTracePointOutOfLineArmVIXL(MacroAssembler* masm,
+                                    const TracePointArmVIXL& tp,
+                                    TraceKind kind,
+                                    TraceLabelsArmVIXL* labels) {
+  (void)kind;  // every 32-bit record is one slot: entry and exit share the slow path
+  Label stop;
+  ExactAssemblyScope scope(masm, kMaxOutOfLineBytes, ExactAssemblyScope::kMaximumSize);
+  masm->bind(&labels->out_of_line);
+  // DMB ISH, not ISHLD: ARMv7 has no load-only barrier. Orders the LDRD before the loads
+  // below (acquire side) and every ring store before the stores below (release side).
+  masm->dmb(vixl::aarch32::ISH);
+  masm->ldr(Wide, tp.lo, MemOperand(tp.tr, tp.offsets.stop));
+  masm->cmp(tp.lo, 0);
+  masm->b(vixl::aarch32::ne, Wide, &stop);
+  masm->ldr(Wide, tp.lo, MemOperand(tp.tr, tp.offsets.limit));
+  masm->cmp(tp.cursor, tp.lo);
+  masm->b(vixl::aarch32::lo, Wide, &labels->resume);  // the LDRD saw a stale limit
+  // 32-bit mode: limit == end, nothing to pad; wrap.
+  masm->ldr(Wide, tp.cursor, MemOperand(tp.tr, tp.offsets.begin));
+  masm->b(Wide, &labels->resume);
+  // Stop requested: tracing off, barrier, then publish the end position.
+  masm->bind(&stop);
+  masm->mov(Wide, tp.lo, 0);
+  masm->str(Wide, tp.lo, MemOperand(tp.tr, tp.offsets.cursor));
+  masm->dmb(vixl::aarch32::ISH);
+  masm->str(Wide, tp.cursor, MemOperand(tp.tr, tp.offsets.stop));
+  masm->b(Wide, &labels->done);
+}
+
+}  // namespace hubble
+}  // namespace art

@@ -1,0 +1,4 @@
+#![allow(dead_code)]
+pub mod disasm;
+pub mod emu;
+pub mod scenario;

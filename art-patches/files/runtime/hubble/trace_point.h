@@ -1,0 +1,177 @@
+/*
+ * Hubble for AOSP: the trace point in C++, for the parts of ART that are not compiled code
+ * (the switch interpreter, the exception unwinder, the generic JNI path).
+ *
+ * It is the traced-side algorithm of docs/architecture.md ("The traced side"), line for line
+ * the same as the hand-written A64/T32 sequences of art/compiler/optimizing/hubble/ and the
+ * nterp macros (runtime/interpreter/mterp/hubble_nterp_*.S), writing the same slots
+ * (hubble_format::RingWriter is the reference; tests/host/interp-replay checks slot for slot).
+ *
+ * This header depends on nothing from ART (only <cstdint>/<atomic>) so that the very same code
+ * compiles on the host against a fake per-thread block (rust/interp-replay). The ART glue that
+ * finds the block inside art::Thread is runtime/hubble/interpreter_hooks.h.
+ *
+ * Memory order (docs/protocol.md, Hubble §6):
+ *  - fast path: the block words are read and the cursor written with RELAXED atomics (plain
+ *    LDR/STR on arm/arm64, MOV on x86_64: the same instructions as the compiled code; atomics
+ *    only so that the C++ compiler neither tears, fuses nor invents these accesses, which is
+ *    the undefined behaviour Hubble §5.2 warns about for plain C++). Slots are plain stores.
+ *  - slow path: an ACQUIRE fence first (DMB ISHLD on arm64), so that the stop/limit/begin/end
+ *    read next are at least as new as the limit the fast path acted on; a stop is honoured by
+ *    clearing the cursor and then RELEASE-storing the end position into `stop` (STLR): the
+ *    control thread that acquires `stop` > 1 sees every slot written before it and cursor = 0.
+ *    Clearing the cursor before the publication (as the A64 emitter does) means a restart by the
+ *    control thread, which can only follow the publication, is never undone by our clear.
+ */
+#ifndef ART_RUNTIME_HUBBLE_TRACE_POINT_H_
+#define ART_RUNTIME_HUBBLE_TRACE_POINT_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+namespace art {
+namespace hubble {
+namespace tp {
+
+// Word index of each field in the per-thread block (Thread::tlsPtr_.hubble_*), in this order.
+enum BlockWord : size_t {
+  kCursor = 0,  // Hubble "start": next slot, 0 = off
+  kLimit = 1,   // end - 8 (64-bit mode) / end (32-bit mode); 0 = stop doorbell
+  kStop = 2,    // 0 running, 1 stop requested, else the end position published
+  kBegin = 3,   // first slot of the ring
+  kEnd = 4,     // one past the last slot
+  kBlockWords = 5,
+};
+
+// Lower-32-bit markers (docs/architecture.md "Slot encoding").
+constexpr uint32_t kMarkExit = 0u;
+constexpr uint32_t kMarkWideEntry = 1u;
+constexpr uint32_t kMarkPad = 2u;
+constexpr uint32_t kMarkStart = 3u;
+
+// The generic timer, read directly as the compiled code does.
+//  - arm64: MRS CNTVCT_EL0 (the A64 emitter's instruction).
+//  - arm:   MRRC p15, 1, <lo>, <hi>, c14 (CNTVCT; the T32 emitter's instruction).
+//  - x86_64 / x86 (host builds and the x86 emulators; there is no generic timer): RDTSC, which
+//    nterp's x86_64 macro also uses, so every trace point of one process reads one clock. The
+//    runtime crate reads the same counter for the flush's reference value (hubble::ReadCounter)
+//    and calibrates its frequency against CLOCK_MONOTONIC (invariant TSC on every x86_64 CPU
+//    that runs Android's x86_64 emulators and cuttlefish).
+struct GenericTimer {
+  static inline uint64_t Read() {
+#if defined(__aarch64__)
+    uint64_t t;
+#if defined(ART_HUBBLE_ISB_BEFORE_COUNTER) && ART_HUBBLE_ISB_BEFORE_COUNTER
+    asm volatile("isb" ::: "memory");
+#endif
+    asm volatile("mrs %0, cntvct_el0" : "=r"(t));
+    return t;
+#elif defined(__arm__)
+    uint64_t t;
+#if defined(ART_HUBBLE_ISB_BEFORE_COUNTER) && ART_HUBBLE_ISB_BEFORE_COUNTER
+    asm volatile("isb" ::: "memory");
+#endif
+    asm volatile("mrrc p15, 1, %Q0, %R0, c14" : "=r"(t));
+    return t;
+#elif defined(__x86_64__) || defined(__i386__)
+    return __rdtsc();
+#else
+#error "Hubble: no counter for this ISA"
+#endif
+  }
+};
+
+template <typename Word>
+inline Word Load(Word* w) {
+  return __atomic_load_n(w, __ATOMIC_RELAXED);
+}
+template <typename Word>
+inline void Store(Word* w, Word v) {
+  __atomic_store_n(w, v, __ATOMIC_RELAXED);
+}
+
+inline void WriteSlot(uintptr_t at, uint64_t value) {
+  *reinterpret_cast<uint64_t*>(at) = value;
+}
+
+inline uint64_t Pack(uint32_t ts, uint32_t lo) {
+  return (static_cast<uint64_t>(ts) << 32) | lo;
+}
+
+// The out-of-line part: stop request, stale limit, or wrap. Returns the cursor to write at, or
+// 0 when tracing stopped here (nothing may be written). `Word` is the pointer-sized word of the
+// block: uint64_t in 64-bit mode, uint32_t in 32-bit mode.
+template <typename Word>
+__attribute__((noinline, cold)) Word SlowPath(Word* block, Word cursor) {
+  std::atomic_thread_fence(std::memory_order_acquire);  // DMB ISHLD
+  if (Load(&block[kStop]) != 0) {
+    Store(&block[kCursor], Word{0});                    // tracing off
+    __atomic_store_n(&block[kStop], cursor, __ATOMIC_RELEASE);  // STLR: publish the end
+    return 0;
+  }
+  if (cursor < Load(&block[kLimit])) {
+    return cursor;  // the first load saw a stale limit: carry on
+  }
+  if (sizeof(Word) == 8 && cursor != Load(&block[kEnd])) {
+    WriteSlot(static_cast<uintptr_t>(cursor), Pack(0, kMarkPad));  // at most one slot left
+  }
+  return Load(&block[kBegin]);
+}
+
+// Method entry. `method` is the ArtMethod* (never 0..3).
+template <typename Word, typename Clock = GenericTimer>
+inline void Entry(Word* block, Word method) {
+  Word cursor = Load(&block[kCursor]);
+  if (cursor == 0) {
+    return;  // OFF: one load, one branch
+  }
+  if (cursor >= Load(&block[kLimit])) {
+    cursor = SlowPath(block, cursor);
+    if (cursor == 0) {
+      return;
+    }
+  }
+  const uint32_t ts = static_cast<uint32_t>(Clock::Read());
+  const uint64_t m = static_cast<uint64_t>(method);
+  if (sizeof(Word) == 8 && (m >> 32) != 0) {
+    // Two slots: full pointer, then ts | 1. limit = end - 8 guarantees 16 bytes here.
+    WriteSlot(static_cast<uintptr_t>(cursor), m);
+    WriteSlot(static_cast<uintptr_t>(cursor) + 8, Pack(ts, kMarkWideEntry));
+    Store(&block[kCursor], static_cast<Word>(cursor + 16));
+  } else {
+    WriteSlot(static_cast<uintptr_t>(cursor), Pack(ts, static_cast<uint32_t>(m)));
+    Store(&block[kCursor], static_cast<Word>(cursor + 8));
+  }
+}
+
+// Method exit (normal return or unwound by an exception).
+template <typename Word, typename Clock = GenericTimer>
+inline void Exit(Word* block) {
+  Word cursor = Load(&block[kCursor]);
+  if (cursor == 0) {
+    return;
+  }
+  if (cursor >= Load(&block[kLimit])) {
+    cursor = SlowPath(block, cursor);
+    if (cursor == 0) {
+      return;
+    }
+  }
+  const uint32_t ts = static_cast<uint32_t>(Clock::Read());
+  WriteSlot(static_cast<uintptr_t>(cursor), Pack(ts, kMarkExit));
+  Store(&block[kCursor], static_cast<Word>(cursor + 8));
+}
+
+// The counter the trace points read (for the control plane's reference value at flush).
+inline uint64_t ReadCounter() { return GenericTimer::Read(); }
+
+}  // namespace tp
+}  // namespace hubble
+}  // namespace art
+
+#endif  // ART_RUNTIME_HUBBLE_TRACE_POINT_H_

@@ -1,0 +1,97 @@
+// Host replay of the interpreter's C++ trace point (art-patches/files/runtime/hubble/
+// trace_point.h, compiled unchanged) against a fake per-thread block laid out like
+// Thread::tlsPtr_.hubble_{cursor,limit,stop,begin,end}.
+//
+// stdin:  "mode 64|32", "slots N", then one op per line:
+//           start TS      control thread: (re)start at the published end (or begin)
+//           entry PTR TS  traced thread: method entry (PTR hex)
+//           exit TS       traced thread: method exit
+//           stop          control thread: request stop (stop = 1, limit = 0: the doorbell)
+//           stale         control thread: limit = 0 WITHOUT a stop request (stale-limit path)
+//           relimit       control thread: limit back to its real value
+// stdout: "cursor <byte offset or -1 if 0>", "stop <0|1|byte offset>", then every slot in hex.
+#include <sys/mman.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "runtime/hubble/trace_point.h"
+
+namespace {
+
+uint32_t g_ts = 0;
+struct ScriptedClock {
+  static uint64_t Read() { return (uint64_t{0xabcd} << 32) | g_ts; }  // upper half ignored
+};
+
+template <typename Word>
+int Run(size_t slots) {
+  namespace tp = art::hubble::tp;
+  const size_t bytes = slots * 8;
+  int flags = MAP_PRIVATE | MAP_ANONYMOUS;
+  if (sizeof(Word) == 4) flags |= MAP_32BIT;  // 32-bit mode: ring addresses fit a Word
+  void* mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, flags, -1, 0);
+  if (mem == MAP_FAILED) { perror("mmap"); return 2; }
+  const uintptr_t base = reinterpret_cast<uintptr_t>(mem);
+  if (sizeof(Word) == 4 && (base >> 32) != 0) { fprintf(stderr, "ring above 4 GiB\n"); return 2; }
+  Word block[tp::kBlockWords] = {};
+  const Word begin = static_cast<Word>(base);
+  const Word end = static_cast<Word>(base + bytes);
+  const Word real_limit = sizeof(Word) == 8 ? end - 8 : end;
+  block[tp::kBegin] = begin;
+  block[tp::kEnd] = end;
+  char op[32];
+  while (scanf("%31s", op) == 1) {
+    std::string o(op);
+    if (o == "start") {
+      unsigned ts; if (scanf("%u", &ts) != 1) return 3;
+      Word pos = block[tp::kStop] > 1 ? block[tp::kStop] : begin;
+      if (pos >= real_limit) {
+        if (pos != end) tp::WriteSlot(pos, tp::Pack(0, tp::kMarkPad));
+        pos = begin;
+      }
+      tp::WriteSlot(pos, tp::Pack(ts, tp::kMarkStart));
+      block[tp::kStop] = 0;
+      block[tp::kLimit] = real_limit;
+      block[tp::kCursor] = pos + 8;
+    } else if (o == "entry") {
+      uint64_t ptr; unsigned ts;
+      if (scanf("%" SCNx64 " %u", &ptr, &ts) != 2) return 3;
+      g_ts = ts;
+      tp::Entry<Word, ScriptedClock>(block, static_cast<Word>(ptr));
+    } else if (o == "exit") {
+      unsigned ts; if (scanf("%u", &ts) != 1) return 3;
+      g_ts = ts;
+      tp::Exit<Word, ScriptedClock>(block);
+    } else if (o == "stop") {
+      block[tp::kStop] = 1;
+      block[tp::kLimit] = 0;
+    } else if (o == "stale") {
+      block[tp::kLimit] = 0;
+    } else if (o == "relimit") {
+      block[tp::kLimit] = real_limit;
+    } else {
+      fprintf(stderr, "bad op %s\n", op);
+      return 3;
+    }
+  }
+  printf("cursor %" PRId64 "\n",
+         block[tp::kCursor] == 0 ? int64_t{-1} : static_cast<int64_t>(block[tp::kCursor] - begin));
+  const uint64_t stop = block[tp::kStop];
+  printf("stop %" PRIu64 "\n", stop > 1 ? stop - begin : stop);
+  const uint64_t* s = static_cast<const uint64_t*>(mem);
+  for (size_t i = 0; i < slots; ++i) printf("%016" PRIx64 "\n", s[i]);
+  return 0;
+}
+
+}  // namespace
+
+int main() {
+  unsigned mode = 0;
+  size_t slots = 0;
+  if (scanf(" mode %u slots %zu", &mode, &slots) != 2 || slots < 2) return 3;
+  return mode == 64 ? Run<uint64_t>(slots) : Run<uint32_t>(slots);
+}

@@ -1,0 +1,89 @@
+//! Host replay of the interpreter's C++ trace point: see `tests/replay.rs`.
+//!
+//! The C++ driver (`cpp/replay.cc`) includes `art-patches/files/runtime/hubble/trace_point.h`
+//! unchanged and is compiled by the test with the host C++ compiler (`$CXX`, default `c++`).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// Repository root (two levels above this crate).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Compiles the driver once per test binary run into `OUT`; returns its path.
+pub fn build_driver(out_dir: &Path, extra_flags: &[&str]) -> PathBuf {
+    let root = repo_root();
+    let exe = out_dir.join("hubble-interp-replay");
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
+    let status = Command::new(&cxx)
+        .args(["-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror"])
+        .args(extra_flags)
+        .arg("-I")
+        .arg(root.join("art-patches/files"))
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("cpp/replay.cc"))
+        .arg("-o")
+        .arg(&exe)
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run {cxx}: {e}"));
+    assert!(
+        status.success(),
+        "compiling cpp/replay.cc with {cxx} failed"
+    );
+    exe
+}
+
+/// What the driver printed.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Replay {
+    /// Byte offset of the cursor from the ring's first slot, or `None` when it is 0 (off).
+    pub cursor: Option<u64>,
+    /// 0, 1, or the published end position as a byte offset from the ring's first slot.
+    pub stop: u64,
+    /// Every slot of the ring.
+    pub slots: Vec<u64>,
+}
+
+/// Runs the driver on a script.
+pub fn run(exe: &Path, script: &str) -> Replay {
+    let mut child = Command::new(exe)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn driver");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "driver failed on script:\n{script}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines();
+    let cursor: i64 = lines
+        .next()
+        .unwrap()
+        .strip_prefix("cursor ")
+        .unwrap()
+        .parse()
+        .unwrap();
+    let stop: u64 = lines
+        .next()
+        .unwrap()
+        .strip_prefix("stop ")
+        .unwrap()
+        .parse()
+        .unwrap();
+    let slots = lines.map(|l| u64::from_str_radix(l, 16).unwrap()).collect();
+    Replay {
+        cursor: if cursor < 0 {
+            None
+        } else {
+            Some(cursor as u64)
+        },
+        stop,
+        slots,
+    }
+}

@@ -210,6 +210,15 @@ NO_SOURCE_TYPES = ("license", "package")
 CARGO_TO_AOSP = {"log": "liblog_rust"}
 
 
+# Words allowed in a [target.'cfg(...)'] key for Soong to build that table (predicates and the
+# values they take on Android and Linux hosts).
+PLATFORM_CFG = {
+    "all", "any", "not", "target_os", "target_family", "target_arch", "target_env",
+    "target_pointer_width", "unix", "linux", "android", "aarch64", "arm", "x86", "x86_64",
+    "riscv64", "gnu", "musl", "bionic",
+}
+
+
 def aosp_name(cargo_dep):
     return CARGO_TO_AOSP.get(cargo_dep, "lib" + cargo_dep.replace("-", "_"))
 
@@ -255,7 +264,11 @@ def cargo_deps(cargo_toml):
     deps = []
     tables = [data.get("dependencies", {})]
     # [target.'cfg(...)'.dependencies]: Soong builds them too (under target: { android: ... }).
-    tables += [t.get("dependencies", {}) for t in data.get("target", {}).values()]
+    # Custom cfgs (cfg(loom), cfg(fuzzing)) are never set by Soong: those tables are skipped.
+    for key, t in data.get("target", {}).items():
+        preds = re.findall(r"[a-z_]+", key[4:-1]) if key.startswith("cfg(") else ["target_arch"]
+        if all(p in PLATFORM_CFG for p in preds):
+            tables.append(t.get("dependencies", {}))
     for table in tables:
         for name, spec in table.items():
             if isinstance(spec, dict) and spec.get("optional"):
@@ -352,7 +365,10 @@ def check(root, bp_path, known_path):
                 problems.append(f"{where}: no Cargo.toml at {crate_dir}")
                 continue
             deps, lib_name, bins, build_script = cargo_deps(cargo)
-            if build_script:
+            if build_script and "cxx" in deps:
+                NOTES.append(f"{name}: {crate_dir}/build.rs is not run by Soong; the cxxbridge "
+                             f"genrules generate the bridge's C++ instead")
+            elif build_script:
                 NOTES.append(f"{name}: {crate_dir} has a Cargo build script, which Soong never "
                              f"runs; what it generates must come from a genrule or be checked in "
                              f"(docs/aosp-build.md)")

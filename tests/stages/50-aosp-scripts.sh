@@ -226,7 +226,7 @@ apply_real() {
   contains "$out" "would copy"
   expect_ok scripts/aosp-apply --aosp "$APPLY_TREE"
   [ "$(git -C "$APPLY_TREE/art" log --format=%s | tr '\n' '|')" = \
-    "Hubble: add the new ART files of art-patches/files|runtime/Android.bp: comment|runtime/Android.bp: link libhubble_runtime|android-14.0.0_r15 (fake)|" ] \
+    "runtime/Android.bp: comment|runtime/Android.bp: link libhubble_runtime|Hubble: add the new ART files of art-patches/files|android-14.0.0_r15 (fake)|" ] \
     || fail "unexpected art/ history: $(git -C "$APPLY_TREE/art" log --oneline)"
   grep -q '"libhubble_runtime", // Hubble' "$APPLY_TREE/art/runtime/Android.bp" || fail "patches not in art/runtime/Android.bp"
   [ -f "$APPLY_TREE/art/test/2270-hubble-transitions/Main.java" ] || fail "files/ not copied"

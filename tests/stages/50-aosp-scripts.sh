@@ -534,12 +534,6 @@ hubble_log "Listing-1 benchmark"
 CLASSES="$WORK/classes"
 t "javac: benchmark sources (+ SDK stubs), -Xlint:all -Werror" bash -c \
   'mkdir -p "$0" && javac -Xlint:all -Werror -d "$0" $(find tests/device/bench/src tests/device/bench/stubs -name "*.java")' "$CLASSES"
-t "javac: every other Java source under tests/ and art-patches/files/test" bash -c '
-  mapfile -t srcs < <(find tests art-patches/files/test -name "*.java" ! -path "tests/device/bench/*" 2>/dev/null)
-  [ "${#srcs[@]}" -eq 0 ] && { echo "none yet"; exit 0; }
-  for d in $(printf "%s\n" "${srcs[@]}" | xargs -n1 dirname | sort -u); do
-    mkdir -p "$0/$d"; javac -Xlint:all -d "$0/$d" "$d"/*.java || exit 1
-  done' "$WORK/other-classes"
 t "bench: Table-2 arithmetic, refusals, host JVM run (python unittest)" \
   env HUBBLE_BENCH_CLASSES="$CLASSES" python3 -m unittest -v tests/device/test_bench.py
 bench_driver() {

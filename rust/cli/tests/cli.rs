@@ -1,0 +1,235 @@
+//! The `hubble` binary end to end: good files, raw rings, and every kind of bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use hubble_format::{Mode, RingWriter, TraceFile, TraceHeader};
+
+fn hubble() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_hubble"))
+}
+
+fn sample(dir: &Path) -> (PathBuf, TraceFile) {
+    let mut ring = RingWriter::new(Mode::Bits64, 32);
+    ring.start(1000);
+    ring.entry(0x7000_0010, 1000).unwrap();
+    ring.entry(0x7f_0000_0020, 1019).unwrap();
+    ring.exit(1038);
+    ring.exit(1057);
+    let window = hubble_format::ring::decode(&ring.view(), Mode::Bits64).unwrap();
+    let end = (ring.write_pos_bytes() / 8) as usize;
+    let mut symbols = std::collections::BTreeMap::new();
+    symbols.insert(0x7000_0010, "void a.B.c()".to_owned());
+    let file = TraceFile {
+        header: TraceHeader {
+            mode: Mode::Bits64,
+            timer_hz: 19_000_000,
+            reference_counter: 1100,
+            wall_clock_ns: 1,
+            ring_bytes: 256,
+            write_pos: ring.write_pos_bytes(),
+            pid: 7,
+            tid: 8,
+            thread_name: "main".into(),
+            process_name: "a.b".into(),
+            reason: "test".into(),
+        },
+        window: ring.slots()[end - window.slots_used..end].to_vec(),
+        symbols,
+    };
+    let path = dir.join("t.hubble");
+    file.write_atomic(&path).unwrap();
+    (path, file)
+}
+
+fn run(cmd: &mut Command) -> (i32, String, String) {
+    let out = cmd.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn decode_prints_nanoscope_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _) = sample(dir.path());
+    let (code, out, _) = run(hubble().arg("decode").arg(&path));
+    assert_eq!(code, 0);
+    // ns = floor(counter × 10^9 / 19 MHz); the unsymbolized method prints as its pointer.
+    assert_eq!(
+        out,
+        "52631:void a.B.c()\n53631:0x7f00000020\n54631:POP\n55631:POP\n"
+    );
+}
+
+#[test]
+fn info_describes_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _) = sample(dir.path());
+    let (code, out, _) = run(hubble().arg("info").arg(&path));
+    assert_eq!(code, 0);
+    assert!(out.contains("a.b (pid 7)"), "{out}");
+    assert!(out.contains("2 entries, 2 exits"), "{out}");
+    assert!(out.contains("1 unresolved"), "{out}");
+}
+
+#[test]
+fn raw_ring_with_symbols() {
+    let dir = tempfile::tempdir().unwrap();
+    // A 4-slot 32-bit ring that wrapped: oldest record at the write position.
+    let mut ring = RingWriter::new(Mode::Bits32, 4);
+    ring.start(1);
+    ring.entry(0x100, 2).unwrap();
+    ring.entry(0x200, 3).unwrap();
+    ring.exit(4);
+    ring.exit(5);
+    ring.entry(0x300, 6).unwrap();
+    let raw = dir.path().join("ring.bin");
+    let bytes: Vec<u8> = ring.slots().iter().flat_map(|s| s.to_le_bytes()).collect();
+    std::fs::write(&raw, bytes).unwrap();
+    let tsv = dir.path().join("sym.tsv");
+    std::fs::write(&tsv, "0x200\tvoid X.two()\n300\tvoid X.three()\n").unwrap();
+    let (code, out, err) = run(hubble()
+        .args(["decode", "--raw"])
+        .arg(&raw)
+        .args(["--mode", "32", "--write-pos"])
+        .arg(ring.write_pos_bytes().to_string())
+        .args([
+            "--ref-counter",
+            "10",
+            "--timer-hz",
+            "1000000000",
+            "--symbols",
+        ])
+        .arg(&tsv));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "3:void X.two()\n4:POP\n5:POP\n6:void X.three()\n");
+}
+
+fn assert_bad(args: &[&str], file: &Path, needle: &str) {
+    let (code, out, err) = run(hubble().args(args).arg(file));
+    assert_eq!(code, 2, "stdout {out} stderr {err}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(
+        err.contains(&file.display().to_string()),
+        "names the file: {err}"
+    );
+    assert!(err.contains(needle), "says '{needle}': {err}");
+}
+
+#[test]
+fn bad_files_are_one_line_errors_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _) = sample(dir.path());
+    let good = std::fs::read(&path).unwrap();
+    let bad = dir.path().join("bad.hubble");
+
+    std::fs::write(&bad, &good[..good.len() / 2]).unwrap();
+    assert_bad(&["decode"], &bad, "truncated");
+    let mut b = good.clone();
+    b[0] = b'Z';
+    std::fs::write(&bad, &b).unwrap();
+    assert_bad(&["info"], &bad, "wrong magic");
+    let mut b = good.clone();
+    b[8] = 7;
+    std::fs::write(&bad, &b).unwrap();
+    assert_bad(&["decode"], &bad, "unsupported format version 7");
+    let mut b = good.clone();
+    b[48..56].copy_from_slice(&4096u64.to_le_bytes());
+    std::fs::write(&bad, &b).unwrap();
+    assert_bad(&["decode"], &bad, "write position");
+    let mut b = good.clone();
+    b[40] = 0x01;
+    std::fs::write(&bad, &b).unwrap();
+    assert_bad(&["decode"], &bad, "ring size");
+    let mut b = good.clone();
+    b[72..76].copy_from_slice(&900_000u32.to_le_bytes());
+    std::fs::write(&bad, &b).unwrap();
+    assert_bad(&["decode"], &bad, "symbol count");
+    let mut b = good.clone();
+    let last = b.len() - 5;
+    b[last] ^= 0x40;
+    std::fs::write(&bad, &b).unwrap();
+    assert_bad(&["decode"], &bad, "checksum mismatch");
+    assert_bad(
+        &["info"],
+        &dir.path().join("missing.hubble"),
+        "No such file",
+    );
+}
+
+#[test]
+fn raw_ring_problems_name_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("odd.bin");
+    std::fs::write(&raw, [0u8; 12]).unwrap();
+    let base = [
+        "decode",
+        "--mode",
+        "64",
+        "--write-pos",
+        "0",
+        "--ref-counter",
+        "1",
+        "--timer-hz",
+        "1",
+    ];
+    let (code, _, err) = run(hubble().args(base).arg("--raw").arg(&raw));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("odd.bin") && err.contains("multiple of 8"),
+        "{err}"
+    );
+    std::fs::write(&raw, [0u8; 16]).unwrap();
+    let (code, _, err) = run(hubble()
+        .args([
+            "decode",
+            "--mode",
+            "64",
+            "--write-pos",
+            "24",
+            "--ref-counter",
+            "1",
+        ])
+        .args(["--timer-hz", "1", "--raw"])
+        .arg(&raw));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("odd.bin") && err.contains("write position 24"),
+        "{err}"
+    );
+    let tsv = dir.path().join("bad.tsv");
+    std::fs::write(&tsv, "zzz\tname\n").unwrap();
+    let (code, _, err) = run(hubble()
+        .args(base)
+        .arg("--raw")
+        .arg(&raw)
+        .arg("--symbols")
+        .arg(&tsv));
+    assert_eq!(code, 2);
+    assert!(err.contains("bad.tsv:1"), "{err}");
+}
+
+#[test]
+fn failed_output_leaves_no_partial_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _) = sample(dir.path());
+    let mut b = std::fs::read(&path).unwrap();
+    let n = b.len();
+    b[n - 1] ^= 1;
+    let bad = dir.path().join("bad.hubble");
+    std::fs::write(&bad, b).unwrap();
+    let out = dir.path().join("out.txt");
+    let (code, _, _) = run(hubble().arg("decode").arg(&bad).arg("-o").arg(&out));
+    assert_eq!(code, 2);
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert!(!names.iter().any(|n| n.contains("out.txt")), "{names:?}");
+    let (code, _, _) = run(hubble().arg("decode").arg(&path).arg("-o").arg(&out));
+    assert_eq!(code, 0);
+    assert!(std::fs::read_to_string(&out).unwrap().ends_with("POP\n"));
+}

@@ -1,0 +1,47 @@
+//! Writes a small, valid trace file: `cargo run -p hubble-format --example sample_trace OUT`.
+//! Used as the fuzzers' seed and to try the tools without a device.
+
+use std::collections::BTreeMap;
+
+use hubble_format::{Mode, RingWriter, TraceFile, TraceHeader};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let out = std::env::args().nth(1).ok_or("usage: sample_trace OUT")?;
+    let mut ring = RingWriter::new(Mode::Bits64, 64);
+    let main = 0x7000_1000;
+    let wide = 0x7f_2000_0040;
+    ring.start(100);
+    ring.entry(main, 110)?;
+    for i in 0..5u32 {
+        ring.entry(wide, 120 + i * 20)?;
+        ring.exit(130 + i * 20);
+    }
+    ring.exit(300);
+    let window = hubble_format::ring::decode(&ring.view(), Mode::Bits64)?;
+    let end = (ring.write_pos_bytes() / 8) as usize;
+    let mut symbols = BTreeMap::new();
+    symbols.insert(
+        main,
+        "void com.example.app.MainActivity.onCreate(android.os.Bundle)".into(),
+    );
+    symbols.insert(wide, "int com.example.app.Feed.bind(int)".into());
+    let file = TraceFile {
+        header: TraceHeader {
+            mode: Mode::Bits64,
+            timer_hz: 19_200_000,
+            reference_counter: 310,
+            wall_clock_ns: 1_763_800_000_000_000_000,
+            ring_bytes: 64 * 8,
+            write_pos: ring.write_pos_bytes(),
+            pid: 1234,
+            tid: 1234,
+            thread_name: "main".into(),
+            process_name: "com.example.app".into(),
+            reason: "sample".into(),
+        },
+        window: ring.slots()[end - window.slots_used..end].to_vec(),
+        symbols,
+    };
+    file.write_atomic(std::path::Path::new(&out))?;
+    Ok(())
+}

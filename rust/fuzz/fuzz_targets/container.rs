@@ -1,0 +1,29 @@
+//! Any bytes as a trace file: parse, and if it parses, decode and build the tree. Each input is
+//! tried twice: as it is, and with its last four bytes replaced by the right CRC, so mutations
+//! reach the structure checks behind the checksum.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+fn check(data: &[u8]) {
+    if let Ok(file) = hubble_format::TraceFile::parse(data) {
+        if let Ok(decoded) = file.decode_events() {
+            let _ = hubble_format::build_tree(
+                &decoded.events,
+                file.header.reference_counter,
+                hubble_format::TreeOptions { max_depth: 64 },
+            );
+        }
+        // What parses must serialize back to the same bytes.
+        assert_eq!(file.to_bytes().expect("re-serializes"), data);
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    check(data);
+    if data.len() >= 4 {
+        let body = &data[..data.len() - 4];
+        let mut fixed = body.to_vec();
+        fixed.extend_from_slice(&crc32fast::hash(body).to_le_bytes());
+        check(&fixed);
+    }
+});

@@ -118,6 +118,9 @@ impl core::fmt::Display for BadMethod {
     }
 }
 
+#[cfg(feature = "std")]
+impl std::error::Error for BadMethod {}
+
 /// Encodes an entry: returns the slots (oldest first) and how many of them are used.
 ///
 /// Fails for pointers 0–3 (control values) and, in 32-bit mode, for pointers ≥ 2^32.

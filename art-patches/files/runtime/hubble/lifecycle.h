@@ -1,0 +1,56 @@
+/*
+ * Hubble for AOSP: ART's lifecycle events, forwarded to the Rust control plane.
+ *
+ * The only file of the runtime integration that calls the cxx bridge (the ART -> Rust half
+ * generated from rust/runtime/src/lib.rs into hubble/runtime_bridge.rs.h; see
+ * hubble/hubble_bridge.h for the contract of each call). ART's own files call these functions
+ * at one line each (patches 0024-0026), so a change of the bridge touches only lifecycle.cc.
+ *
+ * Nothing reaches Rust before OnProcessStarted: the zygote and every process that Hubble does
+ * not trace never call into the control plane (and never start its thread).
+ */
+#ifndef ART_RUNTIME_HUBBLE_LIFECYCLE_H_
+#define ART_RUNTIME_HUBBLE_LIFECYCLE_H_
+
+#include <atomic>
+
+#include "base/locks.h"
+#include "process_state.h"
+
+namespace art {
+
+class LinearAlloc;
+class Thread;
+
+namespace hubble {
+
+// True once the control plane runs in this process (after fork, package known, enabled).
+extern std::atomic<bool> gStarted;
+
+// VMRuntime.setProcessDataDirectory: the app's package and data directory are known and this
+// is a forked app process (never the zygote). Starts the control plane if Hubble is enabled for
+// the package, then reports every thread already attached (the process's main thread, whose tid
+// is the pid, is the UI thread). `self` is in the Native state (normal JNI method).
+void OnProcessStarted(Thread* self) REQUIRES(!Locks::thread_list_lock_);
+
+// Thread::Init, after ThreadList::Register: the Thread* (and its Hubble block) is valid.
+void OnThreadAttached(Thread* thread);
+
+// Thread::Destroy, first thing, on the detaching thread (not Runnable).
+void OnThreadDetaching(Thread* self);
+
+// Thread::SetThreadName: true if `name` was a Hubble command ("HUBBLE:start", "HUBBLE:stop",
+// "HUBBLE:flush:<reason>", Nanoscope style); then the thread keeps its name.
+bool OnThreadRenaming(Thread* thread, const char* name);
+
+// VMRuntime.updateProcessState: the app came to the foreground: its UI thread is foreground.
+void OnProcessStateChanged(ProcessState state);
+
+// ClassLinker::DeleteClassLoader, before the loader's LinearAlloc (its ArtMethods) is freed.
+// Synchronous: the control plane resolves or flushes every buffered pointer into it first.
+void OnClassLoaderUnloading(Thread* self, LinearAlloc* allocator);
+
+}  // namespace hubble
+}  // namespace art
+
+#endif  // ART_RUNTIME_HUBBLE_LIFECYCLE_H_

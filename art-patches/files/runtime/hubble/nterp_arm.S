@@ -1,0 +1,73 @@
+/*
+ * Hubble for AOSP: nterp's trace points on arm (included by interpreter/mterp/armng/main.S).
+ *
+ * armng runs in A32 (ARM) state, so these are the A32 forms of the T32 emitter's instructions
+ * (art/compiler/optimizing/hubble/trace_point_arm_vixl.cc; docs/hot-path.md) in 32-bit mode:
+ * one LDRD of cursor+limit from rSELF (r9), MRRC p15, 1, <lo>, <hi>, c14 (CNTVCT), one STRD with
+ * post-increment (lo = ptr or 0, hi = ts), every record one slot, no pad (limit = end).
+ * A32 differences: no CBZ (CMP + BEQ) and LDRD/STRD need an even/odd register pair, so the pair
+ * is r2/r3 (dead at both places: START_EXECUTING_INSTRUCTIONS has set up the frame and
+ * op_return holds its value in r0/r1 and s0/d0); at exit the cursor moves to lr to free the
+ * pair for (0, ts). The slow path is one shared function called with BL (op_return handlers must
+ * fit NTERP_HANDLER_SIZE; lr is dead: nterp saved it with the callee saves).
+ * Entry clobbers r1, r2, r3, ip, lr; exit clobbers r2, r3, ip, lr; both the flags.
+ */
+
+// Method entry: the ArtMethod* in r0 (START_EXECUTING_INSTRUCTIONS).
+.macro HUBBLE_NTERP_TRACE_ENTRY
+    ldrd r2, r3, [rSELF, #THREAD_HUBBLE_CURSOR_OFFSET]    // cursor, limit: one load
+    cmp r2, #0
+    beq 9f                                                // tracing off
+    cmp r2, r3
+    blo 5f
+    bl hubble_nterp_slow_path                             // r2 = where to write, or 0
+    cmp r2, #0
+    beq 9f
+5:
+    mrrc p15, 1, r1, ip, c14                              // r1 = CNTVCT[31:0]
+    strd r0, r1, [r2], #8                                 // lo = ptr, hi = ts
+    str r2, [rSELF, #THREAD_HUBBLE_CURSOR_OFFSET]
+9:
+.endm
+
+// Method exit (op_return*). Preserves r0/r1 and s0/d0 (the return value).
+.macro HUBBLE_NTERP_TRACE_EXIT
+    ldrd r2, r3, [rSELF, #THREAD_HUBBLE_CURSOR_OFFSET]
+    cmp r2, #0
+    beq 9f
+    cmp r2, r3
+    blo 5f
+    bl hubble_nterp_slow_path
+    cmp r2, #0
+    beq 9f
+5:
+    mov lr, r2
+    mrrc p15, 1, r3, ip, c14                              // r3 = CNTVCT[31:0]
+    mov r2, #0
+    strd r2, r3, [lr], #8                                 // lo = 0, hi = ts
+    str lr, [rSELF, #THREAD_HUBBLE_CURSOR_OFFSET]
+9:
+.endm
+
+// In: r2 = cursor. Out: r2 = slot to write, 0 = stopped. Clobbers ip. Returns with BX lr.
+.macro HUBBLE_NTERP_SLOW_PATH_FUNCTION
+ARM_ENTRY hubble_nterp_slow_path
+    dmb ish                                               // ARMv7 has no DMB ISHLD
+    ldr ip, [rSELF, #THREAD_HUBBLE_STOP_OFFSET]
+    cmp ip, #0
+    bne 2f
+    ldr ip, [rSELF, #THREAD_HUBBLE_LIMIT_OFFSET]
+    cmp r2, ip
+    blo 1f                                                // stale limit: carry on
+    ldr r2, [rSELF, #THREAD_HUBBLE_BEGIN_OFFSET]          // wrap (32-bit mode: never a pad)
+1:
+    bx lr
+2:
+    mov ip, #0
+    str ip, [rSELF, #THREAD_HUBBLE_CURSOR_OFFSET]         // tracing off
+    dmb ish                                               // release: the ring before `stop`
+    str r2, [rSELF, #THREAD_HUBBLE_STOP_OFFSET]           // publish the end
+    mov r2, #0
+    bx lr
+END hubble_nterp_slow_path
+.endm

@@ -1,0 +1,86 @@
+/*
+ * Hubble for AOSP: where ART's C++ code writes trace points (docs/art-runtime-integration.md).
+ *
+ * The glue between art::Thread and the ART-independent trace point (trace_point.h): the block
+ * is found exactly as compiled code finds it, at Thread::HubbleCursorOffset() from the Thread*.
+ * Every function is inline, lock-free and allocation-free; with tracing off each costs one load
+ * and one branch. Building with ART_HUBBLE_TRACING=0 compiles every trace point out.
+ */
+#ifndef ART_RUNTIME_HUBBLE_TRACE_HOOKS_H_
+#define ART_RUNTIME_HUBBLE_TRACE_HOOKS_H_
+
+#include <cstdint>
+
+#include "art_method.h"
+#include "base/macros.h"
+#include "hubble/trace_point.h"
+#include "interpreter/shadow_frame.h"
+#include "thread.h"
+
+#ifndef ART_HUBBLE_TRACING
+#define ART_HUBBLE_TRACING 1
+#endif
+
+namespace art {
+namespace hubble {
+
+ALWAYS_INLINE inline uintptr_t* BlockOf(Thread* self) {
+  static_assert(Thread::HubbleLimitOffset<kRuntimePointerSize>().Int32Value() ==
+                    Thread::HubbleCursorOffset<kRuntimePointerSize>().Int32Value() +
+                        static_cast<int32_t>(sizeof(uintptr_t)) * tp::kLimit,
+                "Hubble block order: cursor, limit");
+  static_assert(Thread::HubbleStopOffset<kRuntimePointerSize>().Int32Value() ==
+                    Thread::HubbleCursorOffset<kRuntimePointerSize>().Int32Value() +
+                        static_cast<int32_t>(sizeof(uintptr_t)) * tp::kStop,
+                "Hubble block order: stop");
+  static_assert(Thread::HubbleBeginOffset<kRuntimePointerSize>().Int32Value() ==
+                    Thread::HubbleCursorOffset<kRuntimePointerSize>().Int32Value() +
+                        static_cast<int32_t>(sizeof(uintptr_t)) * tp::kBegin,
+                "Hubble block order: begin");
+  static_assert(Thread::HubbleEndOffset<kRuntimePointerSize>().Int32Value() ==
+                    Thread::HubbleCursorOffset<kRuntimePointerSize>().Int32Value() +
+                        static_cast<int32_t>(sizeof(uintptr_t)) * tp::kEnd,
+                "Hubble block order: end");
+  return reinterpret_cast<uintptr_t*>(reinterpret_cast<uint8_t*>(self) +
+                                      Thread::HubbleCursorOffset<kRuntimePointerSize>().Int32Value());
+}
+
+// A method starts executing in the switch interpreter (interpreter.cc, Execute, not when
+// resuming a deoptimized frame) or a native method is entered through the generic JNI path.
+ALWAYS_INLINE inline void TraceEntry(Thread* self, ArtMethod* method) {
+  if (ART_HUBBLE_TRACING) {
+    tp::Entry<uintptr_t>(BlockOf(self), reinterpret_cast<uintptr_t>(method));
+  }
+}
+
+// A traced frame ends: normal return, unwound by an exception, or a native method returned.
+ALWAYS_INLINE inline void TraceExit(Thread* self) {
+  if (ART_HUBBLE_TRACING) {
+    tp::Exit<uintptr_t>(BlockOf(self));
+  }
+}
+
+// A switch-interpreter frame ends (normal return or exception): its exit unless it was marked as
+// already recorded (OSR: the compiled OSR code wrote it) or never entered (a deoptimized frame of
+// an inlined callee: inlined methods are not traced).
+ALWAYS_INLINE inline void TraceInterpretedExit(Thread* self, const ShadowFrame& frame) {
+  if (ART_HUBBLE_TRACING && LIKELY(!frame.GetHubbleNoExitRecord())) {
+    TraceExit(self);
+  }
+}
+
+// The exception unwinder pops a quick frame (compiled code or nterp) that gets no chance to run
+// its own exit trace point. Inlined frames were never entered in the trace; native frames record
+// their exit on the JNI return path (generic JNI) or not at all (compiled JNI stubs).
+ALWAYS_INLINE inline void TraceUnwoundQuickFrame(Thread* self,
+                                                 ArtMethod* method,
+                                                 bool is_inlined) {
+  if (ART_HUBBLE_TRACING && !is_inlined && !method->IsNative()) {
+    TraceExit(self);
+  }
+}
+
+}  // namespace hubble
+}  // namespace art
+
+#endif  // ART_RUNTIME_HUBBLE_TRACE_HOOKS_H_

@@ -456,11 +456,22 @@ def main():
     ap.add_argument("--bp", default=None)
     ap.add_argument("--known", default=os.path.join(here, "aosp-modules.txt"))
     ap.add_argument("--self-test", action="store_true")
+    ap.add_argument("--genrules", metavar="TOOL",
+                    help="print, as JSON, the genrules whose tools include TOOL (name, cmd, srcs, "
+                         "out) for a test that runs their commands")
     a = ap.parse_args()
     if a.self_test:
         self_test()
         return 0
     bp = a.bp or os.path.join(a.root, "Android.bp")
+    if a.genrules:
+        import json
+        with open(bp, encoding="utf-8") as f:
+            mods = parse(f.read()).modules
+        rules = [{"name": p["name"], "cmd": p["cmd"], "srcs": p.get("srcs", []), "out": p["out"]}
+                 for t, p, _ in mods if t == "genrule" and a.genrules in p.get("tools", [])]
+        print(json.dumps(rules))
+        return 0
     problems = check(a.root, bp, a.known)
     for note in dict.fromkeys(NOTES):
         print(f"note: {note}")

@@ -529,6 +529,40 @@ bp_broken() {
 }
 t "bp_check: catches a broken Android.bp" bp_broken
 
+# The cxxbridge genrules' commands, run as Soong would (cxxbridge-cmd at rust/Cargo.lock's cxx
+# version, built once into $HUBBLE_CACHE): on a sample bridge always, on the runtime crate's own
+# bridge once it has one.
+genrules_sample() {
+  local root="$WORK/cxxroot"; rm -rf "$root"; mkdir -p "$root/rust/runtime/src" "$root/tests/aosp"
+  cp Android.bp "$root/"; cp rust/Cargo.lock "$root/rust/"; cp tests/aosp/bp_check.py "$root/tests/aosp/"
+  cat > "$root/rust/runtime/src/lib.rs" <<'EOF2'
+#[cxx::bridge(namespace = "hubble")]
+mod ffi {
+    extern "Rust" {
+        fn hubble_sample_attached(tid: u32);
+    }
+    unsafe extern "C++" {
+        include!("hubble/hubble_bridge.h");
+        fn hubble_sample_pretty_method(method: u64) -> String;
+    }
+}
+fn hubble_sample_attached(_tid: u32) {}
+EOF2
+  expect_ok tests/aosp/run-cxxbridge-genrules.sh --root "$root" "$WORK/gen-sample"
+  contains "$out" "ran 2 cxxbridge genrule(s)"
+  grep -q 'hubble_sample_pretty_method' "$WORK/gen-sample/hubble/runtime_bridge.rs.h" || fail "header lacks the C++ callee"
+  grep -q 'hubble_sample_attached' "$WORK/gen-sample/hubble/runtime_bridge.rs.cc" || fail "source lacks the Rust shim"
+  grep -q '#include "hubble/hubble_bridge.h"' "$WORK/gen-sample/hubble/runtime_bridge.rs.cc" || fail "source does not include the bridge's C++ header"
+}
+t "cxxbridge genrules: Android.bp's commands on a sample bridge" genrules_sample
+rc=0; out="$(tests/aosp/run-cxxbridge-genrules.sh "$WORK/gen-runtime" 2>&1)" || rc=$?
+if [ "$rc" = 3 ]; then
+  printf '  skip  cxxbridge genrules on rust/runtime (%s)\n' "$out"
+else
+  genrules_runtime() { [ "$rc" = 0 ] || fail "$out"; echo "$out"; }
+  t "cxxbridge genrules: Android.bp's commands on rust/runtime's bridge" genrules_runtime
+fi
+
 # ------------------------------------------------------------------------------- benchmark
 hubble_log "Listing-1 benchmark"
 CLASSES="$WORK/classes"

@@ -1,1 +1,303 @@
-//! hubble-runtime: under construction (see docs/architecture.md).
+//! hubble-runtime: the control plane of Hubble for AOSP, linked into libart.
+//!
+//! * [`block`]: the per-thread block and both sides of the Hubble §6 start/stop protocol.
+//! * [`ring`]: mmap'd rings of 8-byte slots.
+//! * [`control`]: traced-thread selection (N most recently foreground), stop, flush, restart,
+//!   the ClassLoader hook, commands.
+//! * [`flush`], [`symbols`]: window copy-out, symbolization cache, trace files and retention.
+//! * [`props`]: system-property control, the thread-name hook, the consent gate.
+//! * [`ffi`]: the cxx bridge (C++ side: `art/runtime/hubble/hubble_bridge.{h,cc}` on Android,
+//!   `host/bridge_double.cc` on the host). The exact C++ API is in `docs/protocol.md`.
+//!
+//! `docs/protocol.md` has the memory orderings and the loom models that check them.
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(missing_docs)]
+
+pub mod art;
+pub mod block;
+pub mod control;
+pub mod flush;
+pub mod props;
+pub mod ring;
+pub mod symbols;
+mod sync;
+#[cfg(not(loom))]
+pub mod testing;
+
+use std::sync::{mpsc, Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+pub use art::{Art, CxxArt, ThreadHandle};
+pub use control::{Config, Control, LoaderPolicy, RuntimeError};
+pub use props::Command;
+
+/// The cxx bridge. ART calls the `extern "Rust"` functions (C++ names in `art::hubble`); the
+/// control plane calls the `extern "C++"` ones, implemented in `hubble/hubble_bridge.cc`.
+/// Handles (`usize`) are `art::Thread*` and `art::LinearAlloc*` addresses.
+#[cxx::bridge(namespace = "art::hubble")]
+pub mod ffi {
+    extern "Rust" {
+        /// After fork (never in zygote), once the package is known. Returns whether Hubble runs
+        /// in this process (`debug.hubble.packages`). ART then reports every existing thread
+        /// with `ThreadAttached` (the main thread with `is_ui`).
+        #[cxx_name = "RuntimeStarted"]
+        fn runtime_started(package: &str, process: &str, data_dir: &str) -> bool;
+        /// A thread was attached (its `Thread*` is valid until `ThreadDetached`).
+        #[cxx_name = "ThreadAttached"]
+        fn thread_attached(thread: usize, tid: u32, name: &str, is_ui: bool);
+        /// On the detaching thread itself, before its `Thread*` is freed.
+        #[cxx_name = "ThreadDetached"]
+        fn thread_detached(thread: usize);
+        /// `Thread::SetThreadName`: returns true if `name` was a `HUBBLE:` command, in which case
+        /// ART must keep the thread's real name.
+        #[cxx_name = "ThreadRenamed"]
+        fn thread_renamed(thread: usize, name: &str) -> bool;
+        /// The thread became foreground (it is among the N traced now).
+        #[cxx_name = "ThreadForeground"]
+        fn thread_foreground(thread: usize);
+        /// Per-thread enable / disable.
+        #[cxx_name = "SetThreadEnabled"]
+        fn set_thread_enabled(thread: usize, enabled: bool) -> bool;
+        /// Before a class loader's `LinearAlloc` (its `ArtMethod`s) is freed. Synchronous.
+        #[cxx_name = "ClassLoaderUnloading"]
+        fn class_loader_unloading(loader: usize);
+        /// An anomaly detector fired: flush the traced threads with this reason.
+        #[cxx_name = "AnomalyReported"]
+        fn anomaly_reported(reason: &str);
+    }
+
+    unsafe extern "C++" {
+        include!("hubble/hubble_bridge.h");
+
+        /// Address of `thread->tlsPtr_.hubble_cursor` (the five words follow it).
+        #[cxx_name = "BlockAddress"]
+        fn hubble_block_address(thread: usize) -> usize;
+        /// Whether the thread's state is `kRunnable`.
+        #[cxx_name = "ThreadIsRunnable"]
+        fn hubble_thread_is_runnable(thread: usize) -> bool;
+        /// Blocks the thread's transitions into `kRunnable` (suspend request under
+        /// `thread_suspend_count_lock_`).
+        #[cxx_name = "LockThreadState"]
+        fn hubble_lock_thread_state(thread: usize);
+        /// Undoes `LockThreadState` and wakes the thread if it waits.
+        #[cxx_name = "UnlockThreadState"]
+        fn hubble_unlock_thread_state(thread: usize);
+        /// `ArtMethod::PrettyMethod` of each pointer, in order, under the mutator lock.
+        #[cxx_name = "ResolveMethods"]
+        fn hubble_resolve_methods(methods: &[u64], out: &mut Vec<String>);
+        /// Every `ArtMethod*` allocated in `loader` (a `LinearAlloc*`).
+        #[cxx_name = "LoaderMethods"]
+        fn hubble_loader_methods(loader: usize, out: &mut Vec<u64>);
+        /// The 64-bit generic-timer count (CNTVCT_EL0 / CNTVCT).
+        #[cxx_name = "ReadTimer"]
+        fn hubble_read_timer() -> u64;
+        /// The generic-timer frequency (CNTFRQ).
+        #[cxx_name = "TimerHz"]
+        fn hubble_timer_hz() -> u64;
+        /// CLOCK_REALTIME in ns.
+        #[cxx_name = "WallClockNs"]
+        fn hubble_wall_clock_ns() -> u64;
+        /// Attaches the calling thread as a daemon (the control thread).
+        #[cxx_name = "AttachCurrentThread"]
+        fn hubble_attach_current_thread(name: &str) -> bool;
+        /// Detaches the calling thread.
+        #[cxx_name = "DetachCurrentThread"]
+        fn hubble_detach_current_thread();
+    }
+}
+
+/// Work for the control thread.
+#[derive(Debug)]
+pub enum Message {
+    /// A command from a thread's name hook (`Some(thread)`) or from the in-process API.
+    Command(Option<ThreadHandle>, Command),
+    /// The foreground set changed.
+    Rebalance,
+    /// Leave the loop.
+    Shutdown,
+}
+
+struct Global {
+    control: Arc<Control<CxxArt>>,
+    tx: Mutex<mpsc::Sender<Message>>,
+}
+
+static GLOBAL: OnceLock<Global> = OnceLock::new();
+
+fn global() -> Option<&'static Global> {
+    GLOBAL.get()
+}
+
+fn send(message: Message) -> bool {
+    match global() {
+        Some(g) => {
+            g.tx.lock()
+                .map(|tx| tx.send(message).is_ok())
+                .unwrap_or(false)
+        }
+        None => false,
+    }
+}
+
+/// The property source of this build: bionic on Android, an in-memory one on the host.
+pub fn system_properties() -> Arc<dyn props::PropertySource> {
+    #[cfg(target_os = "android")]
+    {
+        Arc::new(props::SystemProperties)
+    }
+    #[cfg(not(target_os = "android"))]
+    {
+        host_properties().clone()
+    }
+}
+
+/// The host's stand-in for system properties (set them before `RuntimeStarted`).
+#[cfg(not(target_os = "android"))]
+pub fn host_properties() -> &'static Arc<props::FakeProperties> {
+    static P: OnceLock<Arc<props::FakeProperties>> = OnceLock::new();
+    P.get_or_init(Default::default)
+}
+
+fn init_logging() {
+    #[cfg(target_os = "android")]
+    android_logger::init_once(
+        android_logger::Config::default()
+            .with_tag("hubble")
+            .with_max_level(log::LevelFilter::Info),
+    );
+}
+
+/// The control thread's loop: commands from the channel, property changes every 250 ms.
+pub fn control_loop<A: Art>(control: &Control<A>, rx: &mpsc::Receiver<Message>) {
+    loop {
+        match rx.recv_timeout(Duration::from_millis(250)) {
+            Ok(Message::Shutdown) | Err(mpsc::RecvTimeoutError::Disconnected) => return,
+            Ok(Message::Rebalance) => {
+                if let Err(e) = control.rebalance() {
+                    log::warn!("hubble: {e}");
+                }
+            }
+            Ok(Message::Command(thread, command)) => {
+                if let Err(e) = control.command(thread, command) {
+                    log::warn!("hubble: {e}");
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        if let Some(Err(e)) = control.poll_properties() {
+            log::warn!("hubble: {e}");
+        }
+    }
+}
+
+fn runtime_started(package: &str, process: &str, data_dir: &str) -> bool {
+    init_logging();
+    let props = system_properties();
+    if !props::package_selected(props.get(props::PACKAGES).as_deref(), package) {
+        return false;
+    }
+    let base = if data_dir.is_empty() {
+        format!("/data/data/{package}")
+    } else {
+        data_dir.to_string()
+    };
+    let dir = std::path::Path::new(&base).join("files").join("hubble");
+    let config = Config::new(package, process, dir).with_properties(&*props);
+    let control = Arc::new(Control::new(
+        CxxArt,
+        config,
+        props,
+        Box::new(flush::FsStorage),
+    ));
+    let (tx, rx) = mpsc::channel();
+    if GLOBAL
+        .set(Global {
+            control: control.clone(),
+            tx: Mutex::new(tx),
+        })
+        .is_err()
+    {
+        return true; // Started twice: the first one stands.
+    }
+    let spawned = std::thread::Builder::new()
+        .name("HubbleControl".into())
+        .spawn(move || {
+            let attached = control.art().attach_current_thread("HubbleControl");
+            // Default: trace the UI thread (and the next foreground one).
+            if let Err(e) = control.start_tracing() {
+                log::warn!("hubble: {e}");
+            }
+            control_loop(&control, &rx);
+            if attached {
+                control.art().detach_current_thread();
+            }
+        });
+    if let Err(e) = spawned {
+        log::error!("hubble: cannot start the control thread: {e}");
+        return false;
+    }
+    log::info!("hubble: control thread started for {package} ({process})");
+    true
+}
+
+fn thread_attached(thread: usize, tid: u32, name: &str, is_ui: bool) {
+    if let Some(g) = global() {
+        g.control.thread_attached(thread, tid, name, is_ui);
+        if is_ui {
+            // Never waits: this may run under ART's thread_list_lock_.
+            send(Message::Rebalance);
+        }
+    }
+}
+
+fn thread_detached(thread: usize) {
+    if let Some(g) = global() {
+        g.control.thread_detached(thread);
+        send(Message::Rebalance);
+    }
+}
+
+fn thread_renamed(thread: usize, name: &str) -> bool {
+    let Some(g) = global() else {
+        return props::parse_thread_name(name).is_some();
+    };
+    match g.control.thread_renamed(thread, name) {
+        Some(command) => {
+            send(Message::Command(Some(thread), command));
+            true
+        }
+        None => false,
+    }
+}
+
+fn thread_foreground(thread: usize) {
+    if let Some(g) = global() {
+        g.control.thread_foreground(thread);
+        send(Message::Rebalance);
+    }
+}
+
+fn set_thread_enabled(thread: usize, enabled: bool) -> bool {
+    let command = if enabled {
+        Command::Start
+    } else {
+        Command::Stop
+    };
+    send(Message::Command(Some(thread), command))
+}
+
+fn class_loader_unloading(loader: usize) {
+    if let Some(g) = global() {
+        g.control.class_loader_unloading(loader);
+    }
+}
+
+fn anomaly_reported(reason: &str) {
+    request_flush(reason);
+}
+
+/// In-process API for anomaly detectors: flush every traced thread (asynchronously, on the
+/// control thread). Returns false if Hubble does not run in this process.
+pub fn request_flush(reason: &str) -> bool {
+    send(Message::Command(None, Command::Flush(reason.to_string())))
+}

@@ -1,0 +1,86 @@
+/*
+ * Hubble for AOSP: the C++ side of the cxx bridge between ART and the Rust control plane
+ * (crate hubble-runtime, rust/runtime/src/lib.rs, module `ffi`). Kept free of ART headers so
+ * that the host build of the crate compiles the same declarations against a test double
+ * (rust/runtime/host/bridge_double.cc); the real definitions are in hubble_bridge.cc.
+ *
+ * ===== ART -> Rust (defined in Rust; include "hubble/runtime_bridge.rs.h") =====
+ * All take handles as size_t: Thread* and LinearAlloc* addresses.
+ *
+ *   bool art::hubble::RuntimeStarted(rust::Str package, rust::Str process, rust::Str data_dir);
+ *       After fork, never in zygote, once the package name is known (e.g. from
+ *       Runtime::SetProcessPackageName / SetProcessDataDirectory). data_dir may be empty
+ *       (then /data/data/<package>). Returns whether Hubble runs in this process. Afterwards
+ *       ART reports every already-attached thread with ThreadAttached (main thread: is_ui).
+ *   void art::hubble::ThreadAttached(size_t thread, uint32_t tid, rust::Str name, bool is_ui);
+ *       Thread::Init after the Thread is registered (its tlsPtr_ block is valid).
+ *   void art::hubble::ThreadDetached(size_t thread);
+ *       On the detaching thread itself, in Thread::Destroy before the Thread is freed.
+ *       Call it with the thread NOT runnable (e.g. kNative) — it may wait for the control
+ *       thread, which may need the mutator lock.
+ *   bool art::hubble::ThreadRenamed(size_t thread, rust::Str name);
+ *       Thread::SetThreadName: true if `name` is "HUBBLE:start", "HUBBLE:stop" or
+ *       "HUBBLE:flush:<reason>"; then ART must keep the current name. Never blocks.
+ *   void art::hubble::ThreadForeground(size_t thread);
+ *       The thread became the foreground (e.g. process state / UI thread of the top app).
+ *       Never blocks.
+ *   bool art::hubble::SetThreadEnabled(size_t thread, bool enabled);
+ *       Per-thread enable / disable. Never blocks.
+ *   void art::hubble::ClassLoaderUnloading(size_t linear_alloc);
+ *       ClassLinker::DeleteClassLoader before data.allocator is freed. Synchronous: it may
+ *       call LoaderMethods and ResolveMethods. Call it with the thread NOT holding the
+ *       mutator lock (wrap in ScopedThreadSuspension if runnable): it may wait for a flush
+ *       in progress, whose ResolveMethods needs the mutator lock.
+ *   void art::hubble::AnomalyReported(rust::Str reason);
+ *       An anomaly detector fired: flush the traced threads (asynchronous, never blocks).
+ *
+ * ===== Rust -> ART (declared here, defined in hubble_bridge.cc) =====
+ * Called only from the Hubble control thread (attached with AttachCurrentThread) or from
+ * ClassLoaderUnloading's caller.
+ */
+#ifndef ART_RUNTIME_HUBBLE_HUBBLE_BRIDGE_H_
+#define ART_RUNTIME_HUBBLE_HUBBLE_BRIDGE_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "rust/cxx.h"
+
+namespace art {
+namespace hubble {
+
+// Address of thread->tlsPtr_.hubble_cursor; hubble_limit, _stop, _begin, _end follow it.
+size_t BlockAddress(size_t thread);
+
+// thread->GetState() == ThreadState::kRunnable.
+bool ThreadIsRunnable(size_t thread);
+
+// Hubble §6 "take ART's thread-state transition lock": under thread_list_lock_ and
+// thread_suspend_count_lock_, raise the thread's suspend count, so that a thread in a suspended
+// state (native, waiting...) blocks in TransitionFromSuspendedToRunnable until
+// UnlockThreadState. It does not wait for a runnable thread to suspend: the Rust side
+// RE-CHECKS ThreadIsRunnable after this call and only force-stops a thread that is not.
+void LockThreadState(size_t thread);
+// Lowers the suspend count again and broadcasts Thread::resume_cond_.
+void UnlockThreadState(size_t thread);
+
+// out[i] = ArtMethod::PrettyMethod(methods[i]) for each i, under the mutator lock (shared;
+// taken with ScopedObjectAccess unless the caller already holds it).
+void ResolveMethods(rust::Slice<const uint64_t> methods, rust::Vec<rust::String>& out);
+
+// Every ArtMethod* allocated in the LinearAlloc `loader` (the class loader being unloaded).
+void LoaderMethods(size_t loader, rust::Vec<uint64_t>& out);
+
+// The generic timer (the clock every trace point reads) and the wall clock.
+uint64_t ReadTimer();
+uint64_t TimerHz();
+uint64_t WallClockNs();
+
+// Attach / detach the calling (control) thread as a daemon in the "system" thread group.
+bool AttachCurrentThread(rust::Str name);
+void DetachCurrentThread();
+
+}  // namespace hubble
+}  // namespace art
+
+#endif  // ART_RUNTIME_HUBBLE_HUBBLE_BRIDGE_H_

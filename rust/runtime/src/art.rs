@@ -1,0 +1,113 @@
+//! What the control plane needs from ART, as a trait: the cxx bridge implements it for real
+//! ([`CxxArt`]), tests implement it in Rust.
+
+use crate::block::{StateLock, ThreadBlock};
+
+/// An ART `Thread*` (an address; never dereferenced by Rust except through [`Art`]).
+pub type ThreadHandle = usize;
+
+/// Calls out of the control plane into the runtime.
+pub trait Art: Send + Sync + 'static {
+    /// Address of the thread's `tlsPtr_.hubble_cursor` (the first word of its [`ThreadBlock`]).
+    fn block_address(&self, thread: ThreadHandle) -> usize;
+    /// Whether the thread is runnable (may execute managed code and trace points).
+    fn is_runnable(&self, thread: ThreadHandle) -> bool;
+    /// Blocks the thread's transitions into runnable (ART's suspend request under
+    /// `thread_suspend_count_lock_`).
+    fn lock_state(&self, thread: ThreadHandle);
+    /// Undoes [`Art::lock_state`].
+    fn unlock_state(&self, thread: ThreadHandle);
+    /// Pretty names of `methods`, in order (under the mutator lock on the ART side).
+    fn resolve(&self, methods: &[u64], out: &mut Vec<String>);
+    /// Every `ArtMethod*` owned by a class loader (its `LinearAlloc`), before it is freed.
+    fn loader_methods(&self, loader: usize, out: &mut Vec<u64>);
+    /// The full 64-bit generic-timer count (the clock the trace points read).
+    fn timer(&self) -> u64;
+    /// Generic-timer frequency in Hz.
+    fn timer_hz(&self) -> u64;
+    /// Wall clock, Unix epoch nanoseconds.
+    fn wall_ns(&self) -> u64;
+    /// Attaches the calling thread (the control thread) to the runtime as a daemon.
+    fn attach_current_thread(&self, name: &str) -> bool;
+    /// Detaches the calling thread.
+    fn detach_current_thread(&self);
+}
+
+/// The timer and the wall clock read "together": the wall clock between two timer reads, the
+/// timer value taken as their midpoint (error at most half the gap).
+pub fn clock_pair(art: &impl Art) -> (u64, u64) {
+    let a = art.timer();
+    let wall = art.wall_ns();
+    let b = art.timer();
+    (a + (b.wrapping_sub(a)) / 2, wall)
+}
+
+/// A thread's block, as the control side sees it.
+///
+/// # Safety
+/// `address` must be the address of a live `ThreadBlock` for as long as the reference is used:
+/// the registry guarantees it by removing a thread (under its lock) before ART frees it.
+pub unsafe fn block_at<'a>(address: usize) -> &'a ThreadBlock {
+    // SAFETY: the caller guarantees `address` points to a live, aligned ThreadBlock.
+    unsafe { &*(address as *const ThreadBlock) }
+}
+
+/// [`StateLock`] of one thread through [`Art`].
+pub struct ArtStateLock<'a, A: Art> {
+    /// The runtime.
+    pub art: &'a A,
+    /// The thread.
+    pub thread: ThreadHandle,
+}
+
+impl<A: Art> StateLock for ArtStateLock<'_, A> {
+    fn is_runnable(&self) -> bool {
+        self.art.is_runnable(self.thread)
+    }
+    fn lock(&self) {
+        self.art.lock_state(self.thread)
+    }
+    fn unlock(&self) {
+        self.art.unlock_state(self.thread)
+    }
+}
+
+/// [`Art`] through the cxx bridge: the real ART on Android, the C++ test double on the host.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CxxArt;
+
+impl Art for CxxArt {
+    fn block_address(&self, thread: ThreadHandle) -> usize {
+        crate::ffi::hubble_block_address(thread)
+    }
+    fn is_runnable(&self, thread: ThreadHandle) -> bool {
+        crate::ffi::hubble_thread_is_runnable(thread)
+    }
+    fn lock_state(&self, thread: ThreadHandle) {
+        crate::ffi::hubble_lock_thread_state(thread)
+    }
+    fn unlock_state(&self, thread: ThreadHandle) {
+        crate::ffi::hubble_unlock_thread_state(thread)
+    }
+    fn resolve(&self, methods: &[u64], out: &mut Vec<String>) {
+        crate::ffi::hubble_resolve_methods(methods, out)
+    }
+    fn loader_methods(&self, loader: usize, out: &mut Vec<u64>) {
+        crate::ffi::hubble_loader_methods(loader, out)
+    }
+    fn timer(&self) -> u64 {
+        crate::ffi::hubble_read_timer()
+    }
+    fn timer_hz(&self) -> u64 {
+        crate::ffi::hubble_timer_hz()
+    }
+    fn wall_ns(&self) -> u64 {
+        crate::ffi::hubble_wall_clock_ns()
+    }
+    fn attach_current_thread(&self, name: &str) -> bool {
+        crate::ffi::hubble_attach_current_thread(name)
+    }
+    fn detach_current_thread(&self) {
+        crate::ffi::hubble_detach_current_thread()
+    }
+}

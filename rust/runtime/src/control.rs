@@ -1,0 +1,839 @@
+//! The control plane: which threads are traced, stopping them (§6), flushing, restarting,
+//! the ClassLoader hook and the command triggers. Everything here runs off the traced threads'
+//! paths: they only ever see their five words change.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use hubble_format::{Mode, TraceFile, TraceHeader};
+use log::{error, info, warn};
+
+use crate::art::{block_at, clock_pair, Art, ArtStateLock, ThreadHandle};
+use crate::block::{self, ForceStop, ThreadBlock};
+use crate::flush::{self, PointerSet, Storage};
+use crate::props::{self, Command, PropertySource};
+use crate::ring::{ring_size, Ring};
+use crate::symbols::Symbols;
+
+/// What the ClassLoader hook does with buffered pointers into a dying loader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoaderPolicy {
+    /// Resolve them into the symbol table now (tracing goes on undisturbed).
+    Resolve,
+    /// Flush every ring that holds one (exact, costs a file and a restart).
+    Flush,
+}
+
+/// Static configuration of one process's control plane.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Package name (`debug.hubble.ctl` addresses it).
+    pub package: String,
+    /// Process name, written into trace files.
+    pub process: String,
+    /// Trace directory (`/data/data/<package>/files/hubble`).
+    pub dir: PathBuf,
+    /// Ring bytes per traced thread (a power of two).
+    pub ring_bytes: usize,
+    /// N: threads traced at once.
+    pub threads: usize,
+    /// Files kept.
+    pub max_files: usize,
+    /// Bytes kept.
+    pub max_bytes: u64,
+    /// ISA mode of the process.
+    pub mode: Mode,
+    /// ClassLoader hook policy.
+    pub loader_policy: LoaderPolicy,
+    /// How long a stop may take before the flush gives up (the thread may be in a long loop
+    /// without calls; it stops at its next trace point and the next flush picks it up).
+    pub stop_timeout: Duration,
+}
+
+impl Config {
+    /// The defaults of `docs/architecture.md` for a package.
+    pub fn new(package: &str, process: &str, dir: PathBuf) -> Config {
+        Config {
+            package: package.to_string(),
+            process: process.to_string(),
+            dir,
+            ring_bytes: crate::ring::DEFAULT_RING_BYTES,
+            threads: 2,
+            max_files: 8,
+            max_bytes: 256 << 20,
+            mode: if cfg!(target_pointer_width = "64") {
+                Mode::Bits64
+            } else {
+                Mode::Bits32
+            },
+            loader_policy: LoaderPolicy::Resolve,
+            stop_timeout: Duration::from_millis(200),
+        }
+    }
+
+    /// Applies `debug.hubble.{ring_mb,threads,retention}`.
+    pub fn with_properties(mut self, p: &dyn PropertySource) -> Config {
+        if let Some(mb) = p
+            .get(props::RING_MB)
+            .and_then(|v| v.trim().parse::<usize>().ok())
+        {
+            self.ring_bytes = ring_size(mb.saturating_mul(1 << 20));
+        }
+        if let Some(n) = p
+            .get(props::THREADS)
+            .and_then(|v| v.trim().parse::<usize>().ok())
+        {
+            self.threads = n.max(1);
+        }
+        if let Some((files, mib)) = p
+            .get(props::RETENTION)
+            .and_then(|v| props::parse_retention(&v))
+        {
+            self.max_files = files;
+            self.max_bytes = mib << 20;
+        }
+        self
+    }
+}
+
+/// Errors of the control plane (each is logged; none stops tracing for good).
+#[derive(Debug, thiserror::Error)]
+pub enum RuntimeError {
+    /// The thread is not known (never attached, or detached).
+    #[error("thread {0:#x} is not registered")]
+    UnknownThread(ThreadHandle),
+    /// The thread is not being traced.
+    #[error("thread {0:#x} is not traced")]
+    NotTraced(ThreadHandle),
+    /// The thread did not reach a trace point in time and is runnable (a long loop without
+    /// calls); the stop stays requested.
+    #[error("thread {0:#x} did not stop within {1:?}")]
+    StopTimeout(ThreadHandle, Duration),
+    /// The ring could not be decoded (a bug in a writer).
+    #[error("ring decode failed: {0}")]
+    Decode(#[from] hubble_format::DecodeError),
+    /// The trace file could not be built.
+    #[error("trace file: {0}")]
+    File(#[from] hubble_format::FileError),
+    /// Writing the file failed (disk full, read-only, missing directory...).
+    #[error("writing {path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A ring could not be mapped.
+    #[error("mapping a ring: {0}")]
+    Map(std::io::Error),
+}
+
+struct Traced {
+    ring: Ring,
+    /// Symbol epoch when the ring last (re)started.
+    start_epoch: u64,
+    /// A stop was requested and not yet answered (timeout).
+    stopping: bool,
+}
+
+struct Entry {
+    tid: u32,
+    name: String,
+    block: usize,
+    /// Per-thread override: `Some(true)` enabled by API, `Some(false)` disabled.
+    enabled: Option<bool>,
+    /// Foreground order (higher = more recent); 0 = never foreground.
+    last_fg: u64,
+    traced: Option<Traced>,
+}
+
+/// What ART reported while possibly holding its own locks (`thread_list_lock_`): queued under a
+/// leaf lock and applied by the next registry operation, so ART never waits for the registry
+/// (whose holder may be waiting for `thread_list_lock_` in `LockThreadState`).
+enum Pending {
+    Attached {
+        thread: ThreadHandle,
+        tid: u32,
+        name: String,
+        is_ui: bool,
+        block: usize,
+    },
+    Foreground(ThreadHandle),
+    Renamed(ThreadHandle, String),
+}
+
+#[derive(Default)]
+struct Registry {
+    threads: HashMap<ThreadHandle, Entry>,
+    tick: u64,
+    spare: Vec<Ring>,
+    tracing_on: bool,
+}
+
+/// Counters for tests, benchmarks and logs.
+#[derive(Debug, Default)]
+pub struct Stats {
+    /// Files written.
+    pub flushes: AtomicU64,
+    /// Flushes that failed (and were logged).
+    pub failed_flushes: AtomicU64,
+    /// Stops answered by the traced thread.
+    pub cooperative_stops: AtomicU64,
+    /// Stops forced while the thread was not runnable.
+    pub forced_stops: AtomicU64,
+    /// Force-stop attempts that found the thread runnable after taking the lock (the race).
+    pub recheck_saves: AtomicU64,
+}
+
+/// What a flush produced.
+#[derive(Debug)]
+pub struct Flushed {
+    /// The file written, if consent was given.
+    pub path: Option<PathBuf>,
+    /// Window slots.
+    pub slots: usize,
+    /// Distinct methods symbolized.
+    pub symbols: usize,
+}
+
+/// The control plane of one process.
+pub struct Control<A: Art> {
+    art: A,
+    config: Config,
+    threads_n: AtomicUsize,
+    props: Arc<dyn PropertySource>,
+    storage: Box<dyn Storage>,
+    registry: Mutex<Registry>,
+    pending: Mutex<Vec<Pending>>,
+    /// Held shared by every flush from its copy-out to the end of symbolization, exclusively by
+    /// the ClassLoader hook: no pointer is resolved while a loader is being freed.
+    gate: RwLock<()>,
+    symbols: Mutex<Symbols>,
+    window: Mutex<Vec<u64>>,
+    last_ctl: Mutex<Option<String>>,
+    /// Counters.
+    pub stats: Stats,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A panic elsewhere must not take tracing control down with it: the data is still sane
+    // (every critical section leaves it consistent before anything that can panic).
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl<A: Art> Control<A> {
+    /// A control plane; nothing is traced until [`Control::start_tracing`].
+    pub fn new(
+        art: A,
+        config: Config,
+        props: Arc<dyn PropertySource>,
+        storage: Box<dyn Storage>,
+    ) -> Control<A> {
+        Control {
+            art,
+            threads_n: AtomicUsize::new(config.threads.max(1)),
+            config,
+            props,
+            storage,
+            registry: Mutex::new(Registry::default()),
+            pending: Mutex::new(Vec::new()),
+            gate: RwLock::new(()),
+            symbols: Mutex::new(Symbols::default()),
+            window: Mutex::new(Vec::new()),
+            last_ctl: Mutex::new(None),
+            stats: Stats::default(),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The runtime interface.
+    pub fn art(&self) -> &A {
+        &self.art
+    }
+
+    /// A thread was attached to the runtime. `is_ui` marks the main (UI) thread, which counts as
+    /// foreground from the start. Idempotent; never waits for the registry.
+    pub fn thread_attached(&self, thread: ThreadHandle, tid: u32, name: &str, is_ui: bool) {
+        let block = self.art.block_address(thread);
+        lock(&self.pending).push(Pending::Attached {
+            thread,
+            tid,
+            name: name.to_string(),
+            is_ui,
+            block,
+        });
+    }
+
+    /// Applies queued reports. Called with the registry locked.
+    fn drain(&self, reg: &mut Registry) {
+        let events = std::mem::take(&mut *lock(&self.pending));
+        for event in events {
+            match event {
+                Pending::Attached {
+                    thread,
+                    tid,
+                    name,
+                    is_ui,
+                    block,
+                } => {
+                    let tick = if is_ui {
+                        reg.tick += 1;
+                        reg.tick
+                    } else {
+                        0
+                    };
+                    let e = reg.threads.entry(thread).or_insert(Entry {
+                        tid,
+                        name: String::new(),
+                        block,
+                        enabled: None,
+                        last_fg: 0,
+                        traced: None,
+                    });
+                    e.name = name;
+                    if is_ui && e.last_fg == 0 {
+                        e.last_fg = tick;
+                    }
+                }
+                Pending::Foreground(thread) => {
+                    reg.tick += 1;
+                    let tick = reg.tick;
+                    if let Some(e) = reg.threads.get_mut(&thread) {
+                        e.last_fg = tick;
+                    }
+                }
+                Pending::Renamed(thread, name) => {
+                    if let Some(e) = reg.threads.get_mut(&thread) {
+                        e.name = name;
+                    }
+                }
+            }
+        }
+    }
+
+    fn registry(&self) -> std::sync::MutexGuard<'_, Registry> {
+        let mut reg = lock(&self.registry);
+        self.drain(&mut reg);
+        reg
+    }
+
+    /// A thread is detaching. Called on the thread itself (it runs no trace point meanwhile,
+    /// and holds no ART lock): tracing is switched off directly and its ring is reclaimed.
+    /// Call [`Control::rebalance`] afterwards (on the control thread).
+    pub fn thread_detached(&self, thread: ThreadHandle) {
+        let mut reg = self.registry();
+        if let Some(mut e) = reg.threads.remove(&thread) {
+            if let Some(t) = e.traced.take() {
+                // SAFETY: the entry was registered and the thread is still alive (it is calling).
+                let b = unsafe { block_at(e.block) };
+                clear_block(b);
+                t.ring.clear();
+                reg.spare.push(t.ring);
+            }
+        }
+    }
+
+    /// The thread's name changed. Returns the command if the name was a `HUBBLE:` command (then
+    /// ART keeps the real name; the caller hands the command to the control thread).
+    pub fn thread_renamed(&self, thread: ThreadHandle, name: &str) -> Option<Command> {
+        let command = props::parse_thread_name(name);
+        if command.is_none() {
+            lock(&self.pending).push(Pending::Renamed(thread, name.to_string()));
+        }
+        command
+    }
+
+    /// The thread became foreground: it is among the N most recent now. Call
+    /// [`Control::rebalance`] afterwards (on the control thread: it may wait for a stop).
+    pub fn thread_foreground(&self, thread: ThreadHandle) {
+        lock(&self.pending).push(Pending::Foreground(thread));
+    }
+
+    /// Per-thread enable (counts as foreground now) or disable.
+    pub fn set_thread_enabled(
+        &self,
+        thread: ThreadHandle,
+        enabled: bool,
+    ) -> Result<(), RuntimeError> {
+        {
+            let mut reg = self.registry();
+            reg.tick += 1;
+            let tick = reg.tick;
+            let e = reg
+                .threads
+                .get_mut(&thread)
+                .ok_or(RuntimeError::UnknownThread(thread))?;
+            e.enabled = Some(enabled);
+            if enabled {
+                e.last_fg = tick;
+            }
+        }
+        self.rebalance()
+    }
+
+    /// Sets N.
+    pub fn set_thread_count(&self, n: usize) -> Result<(), RuntimeError> {
+        self.threads_n.store(n.max(1), Ordering::Relaxed);
+        self.rebalance()
+    }
+
+    /// Turns tracing on for the N most-recently-foreground enabled threads.
+    pub fn start_tracing(&self) -> Result<(), RuntimeError> {
+        self.registry().tracing_on = true;
+        self.rebalance()
+    }
+
+    /// Turns tracing off everywhere (rings are kept for a restart).
+    pub fn stop_tracing(&self) -> Result<(), RuntimeError> {
+        self.registry().tracing_on = false;
+        self.rebalance()
+    }
+
+    /// Handles from `thread` (or the property, `None`) a command.
+    pub fn command(
+        &self,
+        thread: Option<ThreadHandle>,
+        command: Command,
+    ) -> Result<(), RuntimeError> {
+        match (command, thread) {
+            (Command::Start, Some(t)) => self.set_thread_enabled(t, true),
+            (Command::Stop, Some(t)) => self.set_thread_enabled(t, false),
+            (Command::Start, None) => self.start_tracing(),
+            (Command::Stop, None) => self.stop_tracing(),
+            (Command::Flush(reason), Some(t)) => self.flush(t, &reason).map(|_| ()),
+            (Command::Flush(reason), None) => self.flush_all(&reason),
+            (Command::Threads(n), _) => self.set_thread_count(n),
+        }
+    }
+
+    /// Reads `debug.hubble.ctl` and acts on it if it changed since the last call.
+    pub fn poll_properties(&self) -> Option<Result<(), RuntimeError>> {
+        let value = self.props.get(props::CTL);
+        {
+            let mut last = lock(&self.last_ctl);
+            if *last == value {
+                return None;
+            }
+            last.clone_from(&value);
+        }
+        let command = props::parse_ctl(value.as_deref()?, &self.config.package)?;
+        info!("hubble: property command {command:?}");
+        Some(self.command(None, command))
+    }
+
+    /// Whether tracing was enabled by policy (`persist.hubble.consent`).
+    pub fn consent(&self) -> bool {
+        self.props.get(props::CONSENT).as_deref() == Some("1")
+    }
+
+    /// Threads currently holding a ring.
+    pub fn traced_threads(&self) -> Vec<ThreadHandle> {
+        let reg = self.registry();
+        let mut v: Vec<_> = reg
+            .threads
+            .iter()
+            .filter(|(_, e)| e.traced.is_some())
+            .map(|(h, _)| *h)
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// Makes the traced set the N most-recently-foreground enabled threads: stops and reclaims
+    /// the rings of threads that fell out (oldest first), then starts the newcomers.
+    pub fn rebalance(&self) -> Result<(), RuntimeError> {
+        let _gate = self.gate.read().unwrap_or_else(|p| p.into_inner());
+        let n = self.threads_n.load(Ordering::Relaxed);
+        let mut reg = self.registry();
+        let mut wanted: Vec<(u64, ThreadHandle)> = if reg.tracing_on {
+            reg.threads
+                .iter()
+                .filter(|(_, e)| {
+                    e.enabled != Some(false) && (e.last_fg > 0 || e.enabled == Some(true))
+                })
+                .map(|(h, e)| (e.last_fg, *h))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        wanted.sort_unstable_by(|a, b| b.cmp(a));
+        wanted.truncate(n);
+        let keep: Vec<ThreadHandle> = wanted.iter().map(|w| w.1).collect();
+        let mut result = Ok(());
+        // Reclaim, oldest foreground first.
+        let mut drop_list: Vec<(u64, ThreadHandle)> = reg
+            .threads
+            .iter()
+            .filter(|(h, e)| e.traced.is_some() && !keep.contains(h))
+            .map(|(h, e)| (e.last_fg, *h))
+            .collect();
+        drop_list.sort_unstable();
+        for (_, h) in drop_list {
+            match self.stop_entry(&mut reg, h) {
+                Ok(_) => {
+                    let e = reg.threads.get_mut(&h).expect("listed");
+                    let t = e.traced.take().expect("traced");
+                    // SAFETY: registered threads are alive while the registry lock is held.
+                    clear_block(unsafe { block_at(e.block) });
+                    t.ring.clear();
+                    reg.spare.push(t.ring);
+                }
+                Err(err) => {
+                    warn!("hubble: cannot reclaim the ring of {h:#x}: {err}");
+                    result = Err(err);
+                }
+            }
+        }
+        let in_use = reg.threads.values().filter(|e| e.traced.is_some()).count();
+        let mut free = n.saturating_sub(in_use);
+        for h in keep {
+            if free == 0 {
+                break;
+            }
+            if reg.threads.get(&h).is_some_and(|e| e.traced.is_some()) {
+                continue;
+            }
+            let ring = match reg.spare.pop() {
+                Some(r) if r.bytes() == self.config.ring_bytes => r,
+                _ => Ring::new(self.config.ring_bytes).map_err(RuntimeError::Map)?,
+            };
+            let epoch = lock(&self.symbols).epoch();
+            let ts = self.art.timer() as u32;
+            let e = reg.threads.get_mut(&h).expect("listed");
+            // SAFETY: registered threads are alive while the registry lock is held.
+            let b = unsafe { block_at(e.block) };
+            block::start(b, ring.slots(), self.config.mode, 0, ts);
+            e.traced = Some(Traced {
+                ring,
+                start_epoch: epoch,
+                stopping: false,
+            });
+            free -= 1;
+        }
+        result
+    }
+
+    /// Stops a traced thread (§6): doorbell, bounded backing-off poll, and the native-state
+    /// force stop. Returns the end position (an address).
+    fn stop_entry(&self, reg: &mut Registry, h: ThreadHandle) -> Result<usize, RuntimeError> {
+        let e = reg
+            .threads
+            .get_mut(&h)
+            .ok_or(RuntimeError::UnknownThread(h))?;
+        let t = e.traced.as_mut().ok_or(RuntimeError::NotTraced(h))?;
+        // SAFETY: registered threads are alive while the registry lock (held by our caller) is.
+        let b = unsafe { block_at(e.block) };
+        if !t.stopping {
+            block::request_stop(b);
+            t.stopping = true;
+        }
+        let end = self.wait_stopped(b, h)?;
+        t.stopping = false;
+        Ok(end)
+    }
+
+    fn wait_stopped(&self, b: &ThreadBlock, h: ThreadHandle) -> Result<usize, RuntimeError> {
+        let deadline = Instant::now() + self.config.stop_timeout;
+        let mut spins = 0u32;
+        let mut sleep = Duration::from_micros(2);
+        loop {
+            if let Some(end) = block::poll_stopped(b) {
+                self.stats.cooperative_stops.fetch_add(1, Ordering::Relaxed);
+                return Ok(end);
+            }
+            if !self.art.is_runnable(h) {
+                match block::force_stop(
+                    b,
+                    &ArtStateLock {
+                        art: &self.art,
+                        thread: h,
+                    },
+                ) {
+                    ForceStop::Forced(end) => {
+                        self.stats.forced_stops.fetch_add(1, Ordering::Relaxed);
+                        return Ok(end);
+                    }
+                    ForceStop::AlreadyStopped(end) => {
+                        self.stats.cooperative_stops.fetch_add(1, Ordering::Relaxed);
+                        return Ok(end);
+                    }
+                    ForceStop::Runnable => {
+                        self.stats.recheck_saves.fetch_add(1, Ordering::Relaxed);
+                    }
+                    ForceStop::NotTracing => return Err(RuntimeError::NotTraced(h)),
+                }
+            }
+            // Backing off: spin briefly (a stop is usually answered within microseconds),
+            // then yield, then sleep with doubling up to 1 ms, never past the deadline.
+            if spins < 64 {
+                spins += 1;
+                std::hint::spin_loop();
+            } else if spins < 80 {
+                spins += 1;
+                std::thread::yield_now();
+            } else {
+                let now = Instant::now();
+                if now >= deadline {
+                    return Err(RuntimeError::StopTimeout(h, self.config.stop_timeout));
+                }
+                std::thread::sleep(sleep.min(deadline - now));
+                sleep = (sleep * 2).min(Duration::from_millis(1));
+            }
+        }
+    }
+
+    /// Flushes every traced thread.
+    pub fn flush_all(&self, reason: &str) -> Result<(), RuntimeError> {
+        let mut result = Ok(());
+        for h in self.traced_threads() {
+            if let Err(e) = self.flush(h, reason) {
+                result = Err(e);
+            }
+        }
+        result
+    }
+
+    /// Stop → copy the window → restart → symbolize → write the file → retention.
+    /// Errors are logged and counted; tracing always resumes.
+    pub fn flush(&self, thread: ThreadHandle, reason: &str) -> Result<Flushed, RuntimeError> {
+        let gate = self.gate.read().unwrap_or_else(|p| p.into_inner());
+        let r = self.flush_gated(thread, reason);
+        drop(gate);
+        self.finish(r, reason)
+    }
+
+    fn finish(
+        &self,
+        r: Result<Flushed, RuntimeError>,
+        reason: &str,
+    ) -> Result<Flushed, RuntimeError> {
+        match &r {
+            Ok(f) => {
+                if f.path.is_some() {
+                    self.stats.flushes.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            Err(e) => {
+                self.stats.failed_flushes.fetch_add(1, Ordering::Relaxed);
+                error!("hubble: flush ({reason}) failed: {e}; tracing resumes");
+            }
+        }
+        r
+    }
+
+    /// The flush under a held gate (shared by a flush, exclusive by the ClassLoader hook).
+    fn flush_gated(&self, thread: ThreadHandle, reason: &str) -> Result<Flushed, RuntimeError> {
+        let consent = self.consent();
+        let mut window = lock(&self.window);
+        let (header, window_epoch) = {
+            let mut reg = self.registry();
+            let end = self.stop_entry(&mut reg, thread)?;
+            let (counter, wall) = clock_pair(&self.art);
+            let epoch_now = lock(&self.symbols).epoch();
+            let e = reg.threads.get_mut(&thread).expect("stopped above");
+            let t = e.traced.as_mut().expect("stopped above");
+            let slots = t.ring.slots();
+            let end_offset = slots.offset(end);
+            let copied = flush::copy_window(slots, end_offset, self.config.mode, &mut window);
+            // Restart right away, whatever happens next: the traced thread loses nothing more
+            // than the trace points of the copy.
+            // SAFETY: registered threads are alive while the registry lock is held.
+            let b = unsafe { block_at(e.block) };
+            block::start(b, slots, self.config.mode, end_offset, counter as u32);
+            let window_epoch = std::mem::replace(&mut t.start_epoch, epoch_now);
+            copied?;
+            (
+                TraceHeader {
+                    mode: self.config.mode,
+                    timer_hz: self.art.timer_hz(),
+                    reference_counter: counter,
+                    wall_clock_ns: wall,
+                    ring_bytes: t.ring.bytes() as u64,
+                    write_pos: end_offset as u64,
+                    pid: std::process::id(),
+                    tid: e.tid,
+                    thread_name: e.name.clone(),
+                    process_name: self.config.process.clone(),
+                    reason: reason.to_string(),
+                },
+                window_epoch,
+            )
+        };
+        if !consent {
+            info!(
+                "hubble: no consent ({}), trace of {} discarded",
+                props::CONSENT,
+                header.tid
+            );
+            return Ok(Flushed {
+                path: None,
+                slots: window.len(),
+                symbols: 0,
+            });
+        }
+        let symbols = self.symbolize(&window, window_epoch)?;
+        let n_symbols = symbols.len();
+        let unix_ms = header.wall_clock_ns / 1_000_000;
+        let tid = header.tid;
+        let file = TraceFile {
+            header,
+            window: std::mem::take(&mut *window),
+            symbols,
+        };
+        let bytes = file.to_bytes();
+        *window = file.window;
+        let bytes = bytes?;
+        let dir = &self.config.dir;
+        let io = |path: &std::path::Path| {
+            let path = path.to_path_buf();
+            move |source| RuntimeError::Io { path, source }
+        };
+        self.storage.ensure_dir(dir).map_err(io(dir))?;
+        let path = flush::trace_path(dir, unix_ms, std::process::id(), tid, reason);
+        self.storage
+            .write_atomic(&path, &bytes)
+            .map_err(io(&path))?;
+        if let Err(e) = flush::apply_retention(
+            &*self.storage,
+            dir,
+            self.config.max_files,
+            self.config.max_bytes,
+        ) {
+            warn!("hubble: retention in {}: {e}", dir.display());
+        }
+        Ok(Flushed {
+            path: Some(path),
+            slots: window.len(),
+            symbols: n_symbols,
+        })
+    }
+
+    /// Names for every distinct pointer of a window: cache, dead-loader names, then ART for the
+    /// rest (in one batch, no lock of ours held but the gate).
+    fn symbolize(
+        &self,
+        window: &[u64],
+        window_epoch: u64,
+    ) -> Result<std::collections::BTreeMap<u64, String>, RuntimeError> {
+        let mut distinct = PointerSet::default();
+        flush::distinct_methods(window, self.config.mode, &mut distinct)?;
+        let mut out = std::collections::BTreeMap::new();
+        let mut missing = Vec::new();
+        {
+            let sym = lock(&self.symbols);
+            for p in distinct {
+                match sym.lookup(p, window_epoch) {
+                    Some(name) => {
+                        out.insert(p, name.to_string());
+                    }
+                    None => missing.push(p),
+                }
+            }
+        }
+        if !missing.is_empty() {
+            let mut names = Vec::with_capacity(missing.len());
+            self.art.resolve(&missing, &mut names);
+            let mut sym = lock(&self.symbols);
+            for (p, name) in missing.into_iter().zip(names) {
+                let name: Arc<str> = Arc::from(name);
+                sym.insert(p, name.clone());
+                out.insert(p, name.to_string());
+            }
+        }
+        // Dead names older than every ring's window can go.
+        let oldest = lock(&self.registry)
+            .threads
+            .values()
+            .filter_map(|e| e.traced.as_ref().map(|t| t.start_epoch))
+            .min();
+        if let Some(oldest) = oldest {
+            lock(&self.symbols).prune_dead(oldest);
+        }
+        Ok(out)
+    }
+
+    /// ClassLoader hook: called before `loader`'s memory (its `ArtMethod`s) is freed. Every
+    /// buffered pointer into it is resolved now, or the rings holding one are flushed
+    /// ([`LoaderPolicy`]). Returns how many buffered pointers were affected.
+    pub fn class_loader_unloading(&self, loader: usize) -> usize {
+        let gate = self.gate.write().unwrap_or_else(|p| p.into_inner());
+        let mut owned = Vec::new();
+        self.art.loader_methods(loader, &mut owned);
+        if owned.is_empty() {
+            return 0;
+        }
+        let set: PointerSet = owned.iter().copied().collect();
+        // Scan the rings while they run: any slot value read is one a trace point wrote, and a
+        // candidate is only used if it is exactly one of the loader's methods.
+        let mut hits = PointerSet::default();
+        let mut rings_hit = Vec::new();
+        {
+            let reg = self.registry();
+            for (h, e) in &reg.threads {
+                let Some(t) = &e.traced else { continue };
+                let before = hits.len();
+                let slots = t.ring.slots().slots;
+                let n = slots.len();
+                for i in 0..n {
+                    let v = slots[i].load(crate::sync::Ordering::Relaxed);
+                    let lo = v as u32;
+                    let candidate = match lo {
+                        0 | 2 | 3 => continue,
+                        1 => slots[(i + n - 1) % n].load(crate::sync::Ordering::Relaxed),
+                        _ => u64::from(lo),
+                    };
+                    if set.contains(&candidate) {
+                        hits.insert(candidate);
+                    }
+                }
+                if hits.len() > before {
+                    rings_hit.push(*h);
+                }
+            }
+        }
+        let affected = hits.len();
+        let mut resolve = self.config.loader_policy == LoaderPolicy::Resolve;
+        if !resolve {
+            for h in rings_hit {
+                let r = self.flush_gated(h, "class-loader-unload");
+                // A ring that could not be flushed (its thread did not stop) still holds the
+                // pointers: fall back to resolving them.
+                resolve |= self.finish(r, "class-loader-unload").is_err();
+            }
+        }
+        let named = if resolve && !hits.is_empty() {
+            let hits: Vec<u64> = hits.into_iter().collect();
+            let mut names = Vec::with_capacity(hits.len());
+            self.art.resolve(&hits, &mut names);
+            hits.into_iter()
+                .zip(names.into_iter().map(Arc::from))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        lock(&self.symbols).unload(&owned, named);
+        drop(gate);
+        affected
+    }
+
+    /// The thread's block address (for tests and tools).
+    pub fn block_address(&self, thread: ThreadHandle) -> Option<usize> {
+        self.registry().threads.get(&thread).map(|e| e.block)
+    }
+}
+
+fn clear_block(b: &ThreadBlock) {
+    use crate::sync::Ordering::{Relaxed, Release};
+    b.limit.store(0, Relaxed);
+    b.stop.store(0, Relaxed);
+    b.begin.store(0, Relaxed);
+    b.end.store(0, Relaxed);
+    b.cursor.store(0, Release);
+}

@@ -1,0 +1,227 @@
+//! Flush: copy the valid window out of a stopped ring, find its distinct method pointers, and
+//! write the trace file (temporary name, 0600, fsync, rename) under the retention caps.
+
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use hubble_format::ring::{walk_back, DecodeError, RingView};
+use hubble_format::{Mode, Record};
+
+use crate::block::Slots;
+
+/// A multiplicative hasher for pointers: the flush hashes millions of them and SipHash's
+/// DoS resistance buys nothing here.
+#[derive(Default, Clone, Copy)]
+pub struct PointerHasher(u64);
+
+impl Hasher for PointerHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 =
+                (self.0.rotate_left(5) ^ u64::from(*b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (v ^ (v >> 29)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+/// A set of pointers with [`PointerHasher`].
+pub type PointerSet = HashSet<u64, BuildHasherDefault<PointerHasher>>;
+
+/// Copies the window of a stopped ring (end position `end_offset` bytes into it) into `out`,
+/// oldest slot first, and returns how many slots the window has. The caller must have acquired
+/// the end position (the traced thread writes nothing until the ring is restarted).
+pub fn copy_window(
+    ring: Slots<'_>,
+    end_offset: usize,
+    mode: Mode,
+    out: &mut Vec<u64>,
+) -> Result<usize, DecodeError> {
+    out.clear();
+    let slots = read_slots(ring);
+    let slots: &[u64] = &slots;
+    let view = RingView::new(slots, end_offset as u64, None)?;
+    let summary = walk_back(&view, mode, |_| {})?;
+    let keep = summary.slots_used - usize::from(summary.dropped_half_record);
+    let (older, newer) = view.pieces();
+    let total = older.len() + newer.len();
+    let skip = total - keep;
+    out.reserve(keep);
+    if skip < older.len() {
+        out.extend_from_slice(&older[skip..]);
+        out.extend_from_slice(newer);
+    } else {
+        out.extend_from_slice(&newer[skip - older.len()..]);
+    }
+    Ok(keep)
+}
+
+/// The ring's slots as plain integers: borrowed in place (no copy) in the real runtime.
+#[cfg(not(loom))]
+fn read_slots(ring: Slots<'_>) -> std::borrow::Cow<'_, [u64]> {
+    // SAFETY: AtomicU64 has u64's layout; the traced thread is stopped (its end position was
+    // acquired) and only this thread touches the ring until it restarts it, so nothing writes
+    // the memory while this shared view exists.
+    let slots =
+        unsafe { std::slice::from_raw_parts(ring.slots.as_ptr().cast::<u64>(), ring.slots.len()) };
+    std::borrow::Cow::Borrowed(slots)
+}
+
+/// Loom's atomics have no u64 layout: read them one by one.
+#[cfg(loom)]
+fn read_slots(ring: Slots<'_>) -> std::borrow::Cow<'_, [u64]> {
+    std::borrow::Cow::Owned(
+        ring.slots
+            .iter()
+            .map(|s| s.load(crate::sync::Ordering::Relaxed))
+            .collect(),
+    )
+}
+
+/// The distinct method pointers of a linear window.
+pub fn distinct_methods(
+    window: &[u64],
+    mode: Mode,
+    out: &mut PointerSet,
+) -> Result<(), DecodeError> {
+    let view = RingView::linear(window);
+    walk_back(&view, mode, |r| {
+        if let Record::Entry { method, .. } = r {
+            out.insert(method);
+        }
+    })?;
+    Ok(())
+}
+
+/// Where trace files go. The file system, or a fault injector in tests.
+pub trait Storage: Send + Sync {
+    /// Writes `bytes` to `path` atomically (never a partial file under `path`).
+    fn write_atomic(&self, path: &Path, bytes: &[u8]) -> io::Result<()>;
+    /// Creates the trace directory if needed.
+    fn ensure_dir(&self, dir: &Path) -> io::Result<()>;
+    /// Trace files in `dir`: (name, bytes).
+    fn list(&self, dir: &Path) -> io::Result<Vec<(String, u64)>>;
+    /// Removes a file.
+    fn remove(&self, path: &Path) -> io::Result<()>;
+}
+
+/// The real file system.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct FsStorage;
+
+impl Storage for FsStorage {
+    fn write_atomic(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+        hubble_format::file::write_atomic_bytes(path, bytes)
+    }
+    fn ensure_dir(&self, dir: &Path) -> io::Result<()> {
+        use std::os::unix::fs::DirBuilderExt;
+        // Only the last component is created: a missing app data directory is an error, not
+        // something to invent.
+        match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && dir.is_dir() => Ok(()),
+            r => r,
+        }
+    }
+    fn list(&self, dir: &Path) -> io::Result<Vec<(String, u64)>> {
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(dir)? {
+            let entry = entry?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if let Ok(md) = entry.metadata() {
+                if md.is_file() {
+                    out.push((name, md.len()));
+                }
+            }
+        }
+        Ok(out)
+    }
+    fn remove(&self, path: &Path) -> io::Result<()> {
+        std::fs::remove_file(path)
+    }
+}
+
+/// Keeps only characters that are safe in a file name.
+pub fn sanitize_reason(reason: &str) -> String {
+    let s: String = reason
+        .chars()
+        .take(64)
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() || s.starts_with('.') {
+        format!("r{s}")
+    } else {
+        s
+    }
+}
+
+/// `<unix_ms>-<pid>-<tid>-<reason>.hubble` in `dir`.
+pub fn trace_path(dir: &Path, unix_ms: u64, pid: u32, tid: u32, reason: &str) -> PathBuf {
+    dir.join(format!(
+        "{unix_ms:013}-{pid}-{tid}-{}.hubble",
+        sanitize_reason(reason)
+    ))
+}
+
+/// Removes the oldest trace files until at most `max_files` files and `max_bytes` bytes are
+/// left, and temporary files of flushes that died (their process is gone). Returns removals.
+pub fn apply_retention(
+    storage: &dyn Storage,
+    dir: &Path,
+    max_files: usize,
+    max_bytes: u64,
+) -> io::Result<usize> {
+    let mut files: Vec<(String, u64)> = Vec::new();
+    let mut removed = 0;
+    for (name, len) in storage.list(dir)? {
+        if name.ends_with(".hubble.tmp") && name.starts_with('.') {
+            if tmp_owner_dead(&name) && storage.remove(&dir.join(&name)).is_ok() {
+                removed += 1;
+            }
+        } else if name.ends_with(".hubble") {
+            files.push((name, len));
+        }
+    }
+    // Names start with a zero-padded Unix time in ms: lexical order is age order.
+    files.sort();
+    let mut total: u64 = files.iter().map(|f| f.1).sum();
+    let mut count = files.len();
+    for (name, len) in &files {
+        if count <= max_files && total <= max_bytes {
+            break;
+        }
+        storage.remove(&dir.join(name))?;
+        count -= 1;
+        total -= len;
+        removed += 1;
+    }
+    Ok(removed)
+}
+
+/// Whether the process that owns a `.<ms>-<pid>-<tid>-<reason>.hubble.tmp` file is gone.
+fn tmp_owner_dead(name: &str) -> bool {
+    let pid = name
+        .trim_start_matches('.')
+        .split('-')
+        .nth(1)
+        .and_then(|p| p.parse::<i32>().ok());
+    match pid {
+        Some(pid) if pid > 0 && pid as u32 != std::process::id() => {
+            // SAFETY: kill with signal 0 only checks for existence; no signal is sent.
+            let r = unsafe { libc::kill(pid, 0) };
+            r != 0 && io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+        }
+        _ => false,
+    }
+}

@@ -1,0 +1,229 @@
+//! Test doubles in Rust: a fake ART ([`FakeArt`]), fake threads that run the traced side the
+//! way the assembly does ([`FakeThread`]), and storage that keeps files in memory or fails.
+//! Used by the integration tests, the stress test and the benchmark.
+
+use std::collections::{HashMap, HashSet};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex};
+
+use hubble_format::Mode;
+
+use crate::art::{Art, ThreadHandle};
+use crate::block::{self, RawSlots, ThreadBlock};
+use crate::flush::Storage;
+
+/// A thread as ART has it, for the control plane: its block, its state, its state lock.
+#[derive(Debug, Default)]
+pub struct FakeThread {
+    /// `tlsPtr_.hubble_*`.
+    pub block: ThreadBlock,
+    runnable: AtomicBool,
+    /// Suspend count ("state lock" holders).
+    locked: Mutex<u32>,
+    unlocked: Condvar,
+}
+
+impl FakeThread {
+    /// A thread that starts out not runnable (as if in native code).
+    pub fn new() -> Box<FakeThread> {
+        Box::default()
+    }
+
+    /// The `Thread*` handle.
+    pub fn handle(&self) -> ThreadHandle {
+        self as *const FakeThread as usize
+    }
+
+    /// Transition to runnable: waits while the state lock is held (as ART waits while a suspend
+    /// request is pending).
+    pub fn to_runnable(&self) {
+        let mut n = self.locked.lock().expect("state");
+        while *n > 0 {
+            n = self.unlocked.wait(n).expect("state");
+        }
+        self.runnable.store(true, Ordering::Release);
+    }
+
+    /// Transition out of runnable (native code, waiting): never waits.
+    pub fn to_native(&self) {
+        let _n = self.locked.lock().expect("state");
+        self.runnable.store(false, Ordering::Release);
+    }
+
+    /// A method entry trace point (the thread must be runnable).
+    pub fn entry(&self, mode: Mode, method: u64, ts: u32) -> bool {
+        block::trace_entry(&self.block, &RawSlots, mode, method, ts)
+    }
+
+    /// A method exit trace point.
+    pub fn exit(&self, ts: u32) -> bool {
+        block::trace_exit(&self.block, &RawSlots, ts)
+    }
+}
+
+/// ART, faked: threads are [`FakeThread`] addresses; method `m` is named `m<hex>`; loader `L`
+/// owns the methods `L+8 .. L+64`. Resolving a method of a freed loader panics, as a
+/// use-after-free would crash the real runtime.
+#[derive(Debug, Default)]
+pub struct FakeArt {
+    freed: Mutex<HashSet<u64>>,
+    /// Methods resolved through ART so far.
+    pub resolved: AtomicU64,
+    /// Names override.
+    pub names: Mutex<HashMap<u64, String>>,
+}
+
+impl FakeArt {
+    /// The methods the fake loader `loader` owns.
+    pub fn loader_methods_of(loader: usize) -> Vec<u64> {
+        (1..=8).map(|i| loader as u64 + 8 * i).collect()
+    }
+
+    /// Marks a loader's memory freed: resolving its methods from now on panics.
+    pub fn free_loader(&self, loader: usize) {
+        self.freed
+            .lock()
+            .expect("freed")
+            .extend(Self::loader_methods_of(loader));
+    }
+
+    /// The name the fake gives a method.
+    pub fn name_of(method: u64) -> String {
+        format!("m{method:x}")
+    }
+}
+
+fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec we pass and nothing else.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+impl Art for FakeArt {
+    fn block_address(&self, thread: ThreadHandle) -> usize {
+        // SAFETY: tests register only live FakeThreads and keep them alive while registered.
+        let t = unsafe { &*(thread as *const FakeThread) };
+        &t.block as *const ThreadBlock as usize
+    }
+    fn is_runnable(&self, thread: ThreadHandle) -> bool {
+        // SAFETY: as above.
+        let t = unsafe { &*(thread as *const FakeThread) };
+        t.runnable.load(Ordering::Acquire)
+    }
+    fn lock_state(&self, thread: ThreadHandle) {
+        // SAFETY: as above.
+        let t = unsafe { &*(thread as *const FakeThread) };
+        *t.locked.lock().expect("state") += 1;
+    }
+    fn unlock_state(&self, thread: ThreadHandle) {
+        // SAFETY: as above.
+        let t = unsafe { &*(thread as *const FakeThread) };
+        *t.locked.lock().expect("state") -= 1;
+        t.unlocked.notify_all();
+    }
+    fn resolve(&self, methods: &[u64], out: &mut Vec<String>) {
+        let freed = self.freed.lock().expect("freed");
+        let names = self.names.lock().expect("names");
+        for m in methods {
+            assert!(
+                !freed.contains(m),
+                "use after free: resolving {m:#x} of an unloaded class loader"
+            );
+            out.push(names.get(m).cloned().unwrap_or_else(|| Self::name_of(*m)));
+        }
+        self.resolved
+            .fetch_add(methods.len() as u64, Ordering::Relaxed);
+    }
+    fn loader_methods(&self, loader: usize, out: &mut Vec<u64>) {
+        out.extend(Self::loader_methods_of(loader));
+    }
+    fn timer(&self) -> u64 {
+        monotonic_ns()
+    }
+    fn timer_hz(&self) -> u64 {
+        1_000_000_000
+    }
+    fn wall_ns(&self) -> u64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0)
+    }
+    fn attach_current_thread(&self, _name: &str) -> bool {
+        true
+    }
+    fn detach_current_thread(&self) {}
+}
+
+/// Files kept in memory (the stress test flushes far too often for a disk).
+#[derive(Debug, Default)]
+pub struct MemStorage {
+    /// Path → bytes.
+    pub files: Mutex<HashMap<PathBuf, Vec<u8>>>,
+}
+
+impl Storage for MemStorage {
+    fn write_atomic(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+        self.files
+            .lock()
+            .expect("files")
+            .insert(path.to_path_buf(), bytes.to_vec());
+        Ok(())
+    }
+    fn ensure_dir(&self, _dir: &Path) -> io::Result<()> {
+        Ok(())
+    }
+    fn list(&self, dir: &Path) -> io::Result<Vec<(String, u64)>> {
+        Ok(self
+            .files
+            .lock()
+            .expect("files")
+            .iter()
+            .filter(|(p, _)| p.parent() == Some(dir))
+            .map(|(p, b)| {
+                (
+                    p.file_name().unwrap().to_string_lossy().into_owned(),
+                    b.len() as u64,
+                )
+            })
+            .collect())
+    }
+    fn remove(&self, path: &Path) -> io::Result<()> {
+        self.files.lock().expect("files").remove(path);
+        Ok(())
+    }
+}
+
+/// Storage whose writes fail with an OS error (e.g. `ENOSPC`) while `failing` is set, and
+/// otherwise go to the real file system.
+#[derive(Debug)]
+pub struct FailingStorage {
+    /// The errno to fail with.
+    pub errno: i32,
+    /// Whether writes fail now.
+    pub failing: AtomicBool,
+}
+
+impl Storage for FailingStorage {
+    fn write_atomic(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+        if self.failing.load(Ordering::Relaxed) {
+            return Err(io::Error::from_raw_os_error(self.errno));
+        }
+        crate::flush::FsStorage.write_atomic(path, bytes)
+    }
+    fn ensure_dir(&self, dir: &Path) -> io::Result<()> {
+        crate::flush::FsStorage.ensure_dir(dir)
+    }
+    fn list(&self, dir: &Path) -> io::Result<Vec<(String, u64)>> {
+        crate::flush::FsStorage.list(dir)
+    }
+    fn remove(&self, path: &Path) -> io::Result<()> {
+        crate::flush::FsStorage.remove(path)
+    }
+}

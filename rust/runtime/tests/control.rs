@@ -1,0 +1,471 @@
+//! The control plane against a fake ART: flush, restart, consent, retention, N threads,
+//! per-thread enable, the ClassLoader hook, and faults at flush.
+#![cfg(not(loom))]
+
+use std::path::Path;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use hubble_format::{EventKind, Mode, TraceFile, WindowStart};
+use hubble_runtime::flush::{FsStorage, Storage};
+use hubble_runtime::props::{FakeProperties, CONSENT};
+use hubble_runtime::testing::{FailingStorage, FakeArt, FakeThread};
+use hubble_runtime::{Config, Control, LoaderPolicy, RuntimeError};
+
+const MODE: Mode = Mode::Bits64;
+
+fn props(consent: bool) -> Arc<FakeProperties> {
+    let p = Arc::new(FakeProperties::default());
+    if consent {
+        p.set(CONSENT, "1");
+    }
+    p
+}
+
+fn config(dir: &Path) -> Config {
+    let mut c = Config::new("com.example", "com.example:proc", dir.to_path_buf());
+    c.ring_bytes = 64 << 10;
+    c.mode = MODE;
+    c
+}
+
+fn control(dir: &Path, consent: bool, storage: Box<dyn Storage>) -> Control<FakeArt> {
+    Control::new(FakeArt::default(), config(dir), props(consent), storage)
+}
+
+/// Writes `depth` nested calls and returns them: methods 0x1000 + 16*i (and a wide one).
+fn calls(t: &FakeThread, depth: u32) -> Vec<u64> {
+    let mut methods = Vec::new();
+    let mut ts = 1000;
+    for i in 0..depth {
+        let m = if i % 5 == 4 {
+            0x7f12_0000_0000 + 16 * u64::from(i)
+        } else {
+            0x1000 + 16 * u64::from(i)
+        };
+        assert!(t.entry(MODE, m, ts));
+        methods.push(m);
+        ts += 1;
+    }
+    for _ in 0..depth {
+        assert!(t.exit(ts));
+        ts += 1;
+    }
+    methods
+}
+
+fn only_file(dir: &Path) -> TraceFile {
+    let files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    TraceFile::read(&files[0]).unwrap()
+}
+
+#[test]
+fn flush_of_a_thread_in_native_writes_a_decodable_file_and_restarts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("hubble");
+    let c = control(&dir, true, Box::new(FsStorage));
+    let t = FakeThread::new();
+    c.thread_attached(t.handle(), 42, "main", true);
+    c.start_tracing().unwrap();
+    assert_eq!(c.traced_threads(), vec![t.handle()]);
+    t.to_runnable();
+    let methods = calls(&t, 20);
+    t.to_native();
+    let flushed = c.flush(t.handle(), "jank detector").unwrap();
+    assert_eq!(c.stats.forced_stops.load(Ordering::Relaxed), 1);
+    let path = flushed.path.unwrap();
+    let name = path.file_name().unwrap().to_str().unwrap().to_string();
+    assert!(
+        name.ends_with(&format!("-{}-42-jank_detector.hubble", std::process::id())),
+        "{name}"
+    );
+    let file = only_file(&dir);
+    assert_eq!(file.header.tid, 42);
+    assert_eq!(file.header.thread_name, "main");
+    assert_eq!(file.header.reason, "jank detector");
+    assert_eq!(file.header.ring_bytes, 64 << 10);
+    let decoded = file.decode_events().unwrap();
+    assert_eq!(decoded.start, WindowStart::StartRecord);
+    let entries: Vec<u64> = decoded
+        .events
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::Entry { method } => Some(method),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(entries, methods);
+    let exits = decoded
+        .events
+        .iter()
+        .filter(|e| e.kind == EventKind::Exit)
+        .count();
+    assert_eq!(exits, methods.len());
+    for m in &methods {
+        assert_eq!(file.symbols[m], FakeArt::name_of(*m));
+    }
+    assert_eq!(file.symbols.len(), methods.len());
+    // Mode 0600.
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    // Restarted: the next trace point is recorded.
+    t.to_runnable();
+    assert!(t.exit(5000));
+    // A second flush holds only what came after the restart; symbols come from the cache.
+    t.to_native();
+    std::fs::remove_file(&path).unwrap();
+    c.flush(t.handle(), "again").unwrap();
+    let second = only_file(&dir).decode_events().unwrap();
+    assert_eq!(second.events.len(), 2, "{:?}", second.events);
+    assert_eq!(second.events[0].kind, EventKind::Start);
+    assert_eq!(second.events[1].kind, EventKind::Exit);
+}
+
+#[test]
+fn cooperative_stop_of_a_running_thread() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("hubble");
+    let c = Arc::new(control(&dir, true, Box::new(FsStorage)));
+    let t: Arc<FakeThread> = Arc::from(FakeThread::new());
+    c.thread_attached(t.handle(), 7, "main", true);
+    c.start_tracing().unwrap();
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let runner = {
+        let (t, stop) = (t.clone(), stop.clone());
+        std::thread::spawn(move || {
+            t.to_runnable();
+            let mut ts = 0u32;
+            while !stop.load(Ordering::Relaxed) {
+                t.entry(MODE, 0x2000, ts);
+                t.exit(ts + 1);
+                ts += 2;
+            }
+            t.to_native();
+        })
+    };
+    for _ in 0..5 {
+        c.flush(t.handle(), "loop").unwrap();
+    }
+    stop.store(true, Ordering::Relaxed);
+    runner.join().unwrap();
+    assert!(c.stats.cooperative_stops.load(Ordering::Relaxed) >= 1);
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let f = TraceFile::read(&e.unwrap().path()).unwrap();
+        let d = f.decode_events().unwrap();
+        // Entries and exits alternate after the start record.
+        for pair in d.events.windows(2) {
+            assert_ne!(pair[0].kind, pair[1].kind);
+        }
+    }
+}
+
+#[test]
+fn no_consent_no_file_but_tracing_goes_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("hubble");
+    let c = control(&dir, false, Box::new(FsStorage));
+    let t = FakeThread::new();
+    c.thread_attached(t.handle(), 1, "main", true);
+    c.start_tracing().unwrap();
+    t.to_runnable();
+    calls(&t, 3);
+    t.to_native();
+    let f = c.flush(t.handle(), "x").unwrap();
+    assert!(f.path.is_none());
+    assert!(!dir.exists());
+    t.to_runnable();
+    assert!(t.exit(1));
+}
+
+#[test]
+fn retention_keeps_the_newest_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("hubble");
+    let mut cfg = config(&dir);
+    cfg.max_files = 3;
+    let c = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
+    let t = FakeThread::new();
+    c.thread_attached(t.handle(), 1, "main", true);
+    c.start_tracing().unwrap();
+    let mut paths = Vec::new();
+    for i in 0..6 {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        paths.push(c.flush(t.handle(), &format!("r{i}")).unwrap().path.unwrap());
+    }
+    let mut left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    left.sort();
+    assert_eq!(left, paths[3..].to_vec());
+    // Byte cap: each file is > 100 bytes, so a 1-byte cap leaves nothing but... the cap is
+    // applied after writing, oldest first.
+    let mut cfg = config(&dir);
+    cfg.max_bytes = 1;
+    let c2 = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
+    let t2 = FakeThread::new();
+    c2.thread_attached(t2.handle(), 2, "main", true);
+    c2.start_tracing().unwrap();
+    c2.flush(t2.handle(), "bytes").unwrap();
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+}
+
+#[test]
+fn n_most_recent_foreground_threads_are_traced_and_the_oldest_reclaimed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let c = control(tmp.path(), true, Box::new(FsStorage));
+    let ts: Vec<_> = (0..3).map(|_| FakeThread::new()).collect();
+    c.thread_attached(ts[0].handle(), 1, "main", true);
+    c.thread_attached(ts[1].handle(), 2, "a", false);
+    c.thread_attached(ts[2].handle(), 3, "b", false);
+    c.start_tracing().unwrap();
+    assert_eq!(c.traced_threads(), vec![ts[0].handle()]);
+    c.thread_foreground(ts[1].handle());
+    c.rebalance().unwrap();
+    let mut want = vec![ts[0].handle(), ts[1].handle()];
+    want.sort();
+    assert_eq!(c.traced_threads(), want);
+    c.thread_foreground(ts[2].handle());
+    c.rebalance().unwrap();
+    let mut want = vec![ts[1].handle(), ts[2].handle()];
+    want.sort();
+    assert_eq!(c.traced_threads(), want);
+    assert_eq!(
+        ts[0].block.cursor.load(Ordering::Relaxed),
+        0,
+        "reclaimed: tracing off"
+    );
+    assert!(!ts[0].entry(MODE, 0x1000, 1));
+    assert_ne!(ts[2].block.cursor.load(Ordering::Relaxed), 0);
+    // Per-thread disable and enable.
+    c.set_thread_enabled(ts[2].handle(), false).unwrap();
+    assert!(!c.traced_threads().contains(&ts[2].handle()));
+    c.set_thread_enabled(ts[0].handle(), true).unwrap();
+    assert!(c.traced_threads().contains(&ts[0].handle()));
+    // N = 3 and everything enabled.
+    c.set_thread_enabled(ts[2].handle(), true).unwrap();
+    c.set_thread_count(3).unwrap();
+    assert_eq!(c.traced_threads().len(), 3);
+    // Detach returns the ring; attach is idempotent.
+    c.thread_attached(ts[1].handle(), 2, "a-renamed", false);
+    assert_eq!(c.traced_threads().len(), 3);
+    c.thread_detached(ts[1].handle());
+    assert_eq!(c.traced_threads().len(), 2);
+    assert_eq!(ts[1].block.cursor.load(Ordering::Relaxed), 0);
+    c.stop_tracing().unwrap();
+    assert!(c.traced_threads().is_empty());
+}
+
+#[test]
+fn class_loader_unload_resolves_buffered_pointers_before_the_memory_goes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("hubble");
+    let c = control(&dir, true, Box::new(FsStorage));
+    let t = FakeThread::new();
+    c.thread_attached(t.handle(), 1, "main", true);
+    c.start_tracing().unwrap();
+    let loader = 0x7f55_0000_0000usize;
+    let dying = FakeArt::loader_methods_of(loader);
+    t.to_runnable();
+    assert!(t.entry(MODE, dying[0], 1));
+    assert!(t.entry(MODE, 0x3000, 2));
+    assert!(t.exit(3));
+    assert!(t.exit(4));
+    assert!(t.entry(MODE, dying[3], 5));
+    t.to_native();
+    assert_eq!(c.class_loader_unloading(loader), 2);
+    c.art().free_loader(loader);
+    // The flush must not hand the dead pointers to ART (FakeArt panics if it does).
+    c.flush(t.handle(), "after unload").unwrap();
+    let f = only_file(&dir);
+    assert_eq!(f.symbols[&dying[0]], FakeArt::name_of(dying[0]));
+    assert_eq!(f.symbols[&dying[3]], FakeArt::name_of(dying[3]));
+    assert_eq!(f.symbols[&0x3000], FakeArt::name_of(0x3000));
+}
+
+#[test]
+fn class_loader_unload_can_flush_instead() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("hubble");
+    let mut cfg = config(&dir);
+    cfg.loader_policy = LoaderPolicy::Flush;
+    let c = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
+    let t = FakeThread::new();
+    c.thread_attached(t.handle(), 1, "main", true);
+    c.start_tracing().unwrap();
+    let loader = 0x5000_0000usize;
+    let dying = FakeArt::loader_methods_of(loader);
+    t.to_runnable();
+    assert!(t.entry(MODE, dying[1], 1));
+    t.to_native();
+    // A loader with nothing buffered flushes nothing.
+    assert_eq!(c.class_loader_unloading(0x9000_0000), 0);
+    assert!(!dir.exists());
+    assert_eq!(c.class_loader_unloading(loader), 1);
+    c.art().free_loader(loader);
+    let f = only_file(&dir);
+    assert_eq!(f.header.reason, "class-loader-unload");
+    assert_eq!(f.symbols[&dying[1]], FakeArt::name_of(dying[1]));
+    // The restarted ring no longer holds the pointer: a later flush resolves nothing dead.
+    c.flush(t.handle(), "later").unwrap();
+}
+
+fn assert_resumes(t: &FakeThread) {
+    t.to_runnable();
+    assert!(t.exit(99), "tracing resumed after the failed flush");
+    t.to_native();
+}
+
+#[test]
+fn disk_full_injected_is_logged_and_tracing_resumes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("hubble");
+    let storage = FailingStorage {
+        errno: libc::ENOSPC,
+        failing: true.into(),
+    };
+    let c = control(&dir, true, Box::new(storage));
+    let t = FakeThread::new();
+    c.thread_attached(t.handle(), 1, "main", true);
+    c.start_tracing().unwrap();
+    match c.flush(t.handle(), "full") {
+        Err(RuntimeError::Io { source, .. }) => {
+            assert_eq!(source.raw_os_error(), Some(libc::ENOSPC))
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(c.stats.failed_flushes.load(Ordering::Relaxed), 1);
+    assert_resumes(&t);
+}
+
+#[test]
+fn missing_directory_is_logged_and_tracing_resumes() {
+    let tmp = tempfile::tempdir().unwrap();
+    // The app's data directory does not exist: we do not invent it.
+    let dir = tmp.path().join("no-such-app").join("files").join("hubble");
+    let c = control(&dir, true, Box::new(FsStorage));
+    let t = FakeThread::new();
+    c.thread_attached(t.handle(), 1, "main", true);
+    c.start_tracing().unwrap();
+    assert!(matches!(
+        c.flush(t.handle(), "x"),
+        Err(RuntimeError::Io { .. })
+    ));
+    assert_resumes(&t);
+    assert!(!dir.exists());
+}
+
+/// Real file systems: a 64 KiB tmpfs (disk full) and a read-only tmpfs. Needs root (mount);
+/// without it the test says so and checks nothing else.
+#[test]
+fn real_disk_full_and_read_only_file_systems() {
+    let tmp = tempfile::tempdir().unwrap();
+    let full = tmp.path().join("full");
+    let ro = tmp.path().join("ro");
+    std::fs::create_dir_all(&full).unwrap();
+    std::fs::create_dir_all(&ro).unwrap();
+    let mount = |dir: &Path, opts: &str| {
+        std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", opts, "tmpfs"])
+            .arg(dir)
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false)
+    };
+    if !mount(&full, "size=64k") {
+        eprintln!("SKIPPED real_disk_full_and_read_only_file_systems: mount not permitted");
+        return;
+    }
+    struct Umount<'a>(&'a Path);
+    impl Drop for Umount<'_> {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount").arg(self.0).status();
+        }
+    }
+    let _u1 = Umount(&full);
+    // Disk full: a 1 MiB ring written completely does not fit in 64 KiB.
+    let mut cfg = config(&full.join("hubble"));
+    cfg.ring_bytes = 1 << 20;
+    let c = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
+    let t = FakeThread::new();
+    c.thread_attached(t.handle(), 1, "main", true);
+    c.start_tracing().unwrap();
+    t.to_runnable();
+    for i in 0..200_000u32 {
+        t.entry(MODE, 0x1000 + 8 * u64::from(i % 1000), i);
+        t.exit(i);
+    }
+    t.to_native();
+    match c.flush(t.handle(), "full") {
+        Err(RuntimeError::Io { source, .. }) => {
+            assert_eq!(source.raw_os_error(), Some(libc::ENOSPC), "{source}")
+        }
+        other => panic!("{other:?}"),
+    }
+    let left: Vec<_> = std::fs::read_dir(full.join("hubble"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(
+        left.is_empty(),
+        "no partial file, no temporary left: {left:?}"
+    );
+    assert_resumes(&t);
+    // Read-only.
+    std::fs::create_dir_all(ro.join("hubble")).unwrap();
+    assert!(mount(&ro, "ro,size=64k"));
+    let _u2 = Umount(&ro);
+    let c = control(&ro.join("hubble"), true, Box::new(FsStorage));
+    let t = FakeThread::new();
+    c.thread_attached(t.handle(), 1, "main", true);
+    c.start_tracing().unwrap();
+    match c.flush(t.handle(), "ro") {
+        Err(RuntimeError::Io { source, .. }) => {
+            assert!(
+                matches!(
+                    source.raw_os_error(),
+                    Some(libc::EROFS) | Some(libc::ENOENT)
+                ),
+                "{source}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_resumes(&t);
+}
+
+#[test]
+fn property_commands_drive_tracing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("hubble");
+    let p = props(true);
+    let c = Control::new(
+        FakeArt::default(),
+        config(&dir),
+        p.clone(),
+        Box::new(FsStorage),
+    );
+    let t = FakeThread::new();
+    c.thread_attached(t.handle(), 1, "main", true);
+    assert!(c.poll_properties().is_none());
+    p.set(hubble_runtime::props::CTL, "com.example start");
+    c.poll_properties().unwrap().unwrap();
+    assert_eq!(c.traced_threads(), vec![t.handle()]);
+    assert!(c.poll_properties().is_none(), "same value: not again");
+    p.set(hubble_runtime::props::CTL, "com.example flush prop#1");
+    c.poll_properties().unwrap().unwrap();
+    assert_eq!(only_file(&dir).header.reason, "prop");
+    p.set(hubble_runtime::props::CTL, "com.other stop");
+    assert!(c.poll_properties().is_none());
+    p.set(hubble_runtime::props::CTL, "com.example stop");
+    c.poll_properties().unwrap().unwrap();
+    assert!(c.traced_threads().is_empty());
+    // The thread-name hook: a command, not a name.
+    assert!(c.thread_renamed(t.handle(), "HUBBLE:flush:x").is_some());
+    assert!(c.thread_renamed(t.handle(), "worker").is_none());
+}

@@ -1,1 +1,47 @@
-//! hubble-analysis: under construction (see docs/architecture.md).
+//! hubble-analysis: the analyses Hubble runs on the device (§7), so that a summary — not the
+//! trace — is what leaves it.
+//!
+//! * [`top`]: methods by self and inclusive time, with call counts;
+//! * [`chains`]: the heaviest call chains in a time window (default: the last N ms before the
+//!   flush, the anomaly's neighbourhood);
+//! * [`signatures`]: "performance bug models" — method-name and call-chain patterns — matched
+//!   against the frames;
+//! * [`summary`]: the privacy-preserving report: top-N, matched signatures and chain shapes,
+//!   method names and durations only.
+//!
+//! Every analysis streams each input's events once through [`walk::walk`] (a stack machine
+//! over the decoder's iterator) and keeps per-method or per-path tables, never the events.
+
+pub mod chains;
+pub mod signatures;
+pub mod summary;
+pub mod top;
+pub mod walk;
+
+pub use hubble_export::Input;
+
+/// Why an analysis failed.
+#[derive(Debug, thiserror::Error)]
+pub enum AnalysisError {
+    /// An input could not be decoded.
+    #[error(transparent)]
+    Export(#[from] hubble_export::ExportError),
+    /// A signature file is malformed.
+    #[error("{file}:{line}: {problem}")]
+    Signature {
+        /// The file's name.
+        file: String,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        problem: String,
+    },
+}
+
+/// Result of the analyses.
+pub type Result<T> = std::result::Result<T, AnalysisError>;
+
+/// Formats nanoseconds as milliseconds with three decimals.
+pub fn ms(ns: u64) -> String {
+    format!("{}.{:03}", ns / 1_000_000, (ns / 1000) % 1000)
+}

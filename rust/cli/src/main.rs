@@ -1,10 +1,13 @@
 //! `hubble`: inspect, decode, export and analyse Hubble method traces.
 #![deny(unsafe_op_in_unsafe_fn)]
 
+mod analyze;
 mod decode;
+mod export;
 mod info;
 mod input;
 mod output;
+mod peers_input;
 
 use std::process::ExitCode;
 
@@ -27,6 +30,17 @@ enum Command {
     Info(info::Args),
     /// Decode a trace file (or a raw ring dump) into events.
     Decode(decode::Args),
+    /// Export trace files (threads merged on the wall clock) for Perfetto, Android Studio
+    /// (.trace), Chrome, flame graphs or Nanoscope.
+    Export(export::Args),
+    /// Methods by self and inclusive time, with call counts.
+    Top(analyze::TopArgs),
+    /// The heaviest call chains in the last N ms before the flush.
+    Chains(analyze::ChainsArgs),
+    /// Match signature files (method and call-chain patterns) against traces.
+    Match(analyze::MatchArgs),
+    /// The privacy-preserving summary meant to leave the device.
+    Summary(analyze::SummaryArgs),
 }
 
 fn main() -> ExitCode {
@@ -34,6 +48,11 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Info(args) => info::run(args),
         Command::Decode(args) => decode::run(args),
+        Command::Export(args) => export::run(args),
+        Command::Top(args) => analyze::run_top(args),
+        Command::Chains(args) => analyze::run_chains(args),
+        Command::Match(args) => analyze::run_match(args),
+        Command::Summary(args) => analyze::run_summary(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,1 +1,58 @@
-//! hubble-export: under construction (see docs/architecture.md).
+//! hubble-export: writers for the tools Hubble traces are read in.
+//!
+//! Every writer takes one or more decoded-on-the-fly inputs ([`Input`]: a trace file and the
+//! name to use in messages), merges the threads in wall-clock order (each file's timer values
+//! are placed on the wall clock through its own reference pair) and streams the result: no
+//! writer materializes the events of a window; memory is the raw windows plus per-method tables.
+//!
+//! * [`perfetto`]: Perfetto `TracePacket` protobuf (track descriptors, interned slice names);
+//! * [`android_trace`]: Android's method-trace format (`.trace`, version 3, `clock=wall`);
+//! * [`chrome`]: Chrome trace-event JSON (`B`/`E`);
+//! * [`folded`]: folded stacks and an inferno flame-graph SVG;
+//! * [`nanoscope`]: Nanoscope's text format (one thread).
+//!
+//! Frames whose entry was overwritten before the flush (the ring wrapped) begin at the window
+//! start under the name [`BEFORE_WINDOW`]; frames still running at the flush end at the flush.
+
+pub mod android_trace;
+pub mod chrome;
+pub mod clock;
+pub mod folded;
+pub mod names;
+pub mod nanoscope;
+pub mod perfetto;
+pub mod stream;
+pub mod synth;
+
+/// The generated Perfetto protobuf types (a trimmed subset, see `protos/perfetto_trace.proto`).
+#[allow(missing_docs, clippy::all, clippy::pedantic)]
+pub mod proto {
+    include!(concat!(env!("OUT_DIR"), "/perfetto.protos.rs"));
+}
+
+pub use stream::{Input, Step};
+
+/// The name given to frames entered before the window (their entry slot was overwritten).
+pub const BEFORE_WINDOW: &str = "<entered before the window>";
+
+/// Why an export failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    /// An input could not be decoded.
+    #[error("{name}: {source}")]
+    Input {
+        /// The input's name (its path).
+        name: String,
+        /// What is wrong with it.
+        source: hubble_format::EventsError,
+    },
+    /// The format cannot hold this input.
+    #[error("{0}")]
+    Unsupported(String),
+    /// Writing the output failed.
+    #[error("write failed: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Result of the writers.
+pub type Result<T> = std::result::Result<T, ExportError>;

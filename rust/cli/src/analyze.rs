@@ -1,0 +1,266 @@
+//! The analyses: `hubble top`, `chains`, `match`, `summary` (text for people, `--json` for
+//! machines).
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::ValueEnum;
+use hubble_analysis::{chains, ms, signatures, summary, top};
+
+use crate::output::with_output;
+use crate::peers_input::{inputs, load_all};
+
+#[derive(clap::Args)]
+pub struct Common {
+    /// Trace files (one per thread); their results are added up.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Write here instead of stdout (`-` = stdout).
+    #[arg(short, long, value_name = "OUT")]
+    output: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct TopArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Methods to list (0 = all).
+    #[arg(short = 'n', long, default_value_t = 20)]
+    limit: usize,
+    /// Order by inclusive time instead of self time.
+    #[arg(long)]
+    inclusive: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum By {
+    /// Time the chain held the thread in the window.
+    Time,
+    /// Number of frames.
+    Depth,
+}
+
+#[derive(clap::Args)]
+pub struct ChainsArgs {
+    #[command(flatten)]
+    common: Common,
+    /// The window: the last this-many ms before each flush (0 = the whole window).
+    #[arg(long, default_value_t = 200.0)]
+    last_ms: f64,
+    /// Ranking.
+    #[arg(long, value_enum, default_value = "time")]
+    by: By,
+    /// Chains to list (0 = all).
+    #[arg(short = 'n', long, default_value_t = 10)]
+    limit: usize,
+}
+
+#[derive(clap::Args)]
+pub struct MatchArgs {
+    /// Signature file (see docs/tools.md).
+    signatures: PathBuf,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(clap::Args)]
+pub struct SummaryArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Signature file to match (optional).
+    #[arg(long, value_name = "FILE")]
+    signatures: Option<PathBuf>,
+    /// Methods in the top list.
+    #[arg(long, default_value_t = 20)]
+    top: usize,
+    /// Chains listed.
+    #[arg(long, default_value_t = 10)]
+    chains: usize,
+    /// The chains' window: the last this-many ms before each flush.
+    #[arg(long, default_value_t = 200.0)]
+    last_ms: f64,
+}
+
+fn limit<T>(mut v: Vec<T>, n: usize) -> Vec<T> {
+    if n > 0 {
+        v.truncate(n);
+    }
+    v
+}
+
+fn window_ns(last_ms: f64) -> Result<Option<u64>> {
+    anyhow::ensure!(
+        last_ms.is_finite() && last_ms >= 0.0,
+        "--last-ms must be a non-negative number"
+    );
+    Ok((last_ms > 0.0).then(|| (last_ms * 1e6).round() as u64))
+}
+
+fn read_signatures(path: &PathBuf) -> Result<Vec<signatures::Signature>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("{}", path.display()))?;
+    Ok(signatures::parse(&path.display().to_string(), &text)?)
+}
+
+fn json(out: &mut dyn Write, value: &impl serde::Serialize) -> Result<()> {
+    serde_json::to_writer_pretty(&mut *out, value)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+pub fn run_top(args: TopArgs) -> Result<()> {
+    let loaded = load_all(&args.common.files)?;
+    let mut stats = top::top(&inputs(&loaded))?;
+    if args.inclusive {
+        stats.sort_by(|a, b| {
+            b.inclusive_ns
+                .cmp(&a.inclusive_ns)
+                .then_with(|| a.method.cmp(&b.method))
+        });
+    }
+    let stats = limit(stats, args.limit);
+    with_output(args.common.output.as_deref(), |out| {
+        if args.common.json {
+            return json(out, &stats);
+        }
+        writeln!(
+            out,
+            "{:>12} {:>12} {:>9}  method",
+            "self ms", "incl ms", "calls"
+        )?;
+        for s in &stats {
+            writeln!(
+                out,
+                "{:>12} {:>12} {:>9}  {}",
+                ms(s.self_ns),
+                ms(s.inclusive_ns),
+                s.calls,
+                s.method
+            )?;
+        }
+        Ok(())
+    })
+}
+
+pub fn run_chains(args: ChainsArgs) -> Result<()> {
+    let window = window_ns(args.last_ms)?;
+    let loaded = load_all(&args.common.files)?;
+    let rank = match args.by {
+        By::Time => chains::Rank::Time,
+        By::Depth => chains::Rank::Depth,
+    };
+    let found = limit(chains::chains(&inputs(&loaded), window, rank)?, args.limit);
+    with_output(args.common.output.as_deref(), |out| {
+        if args.common.json {
+            return json(out, &found);
+        }
+        match window {
+            Some(ns) => writeln!(
+                out,
+                "call chains in the last {} ms before the flush",
+                ms(ns)
+            )?,
+            None => writeln!(out, "call chains in the whole window")?,
+        }
+        for (i, c) in found.iter().enumerate() {
+            writeln!(
+                out,
+                "#{} {} ms, depth {}, {} activation(s)",
+                i + 1,
+                ms(c.self_ns),
+                c.depth,
+                c.count
+            )?;
+            for (d, m) in c.methods.iter().enumerate() {
+                writeln!(out, "  {:indent$}{m}", "", indent = d.min(40))?;
+            }
+        }
+        Ok(())
+    })
+}
+
+pub fn run_match(args: MatchArgs) -> Result<()> {
+    let sigs = read_signatures(&args.signatures)?;
+    let loaded = load_all(&args.common.files)?;
+    let found = signatures::matches(&inputs(&loaded), &sigs)?;
+    with_output(args.common.output.as_deref(), |out| {
+        if args.common.json {
+            return json(out, &found);
+        }
+        writeln!(
+            out,
+            "{:<32} {:>8} {:>12} {:>12}",
+            "signature", "matches", "total ms", "max ms"
+        )?;
+        for m in &found {
+            writeln!(
+                out,
+                "{:<32} {:>8} {:>12} {:>12}",
+                m.name,
+                m.count,
+                ms(m.total_ns),
+                ms(m.max_ns)
+            )?;
+        }
+        Ok(())
+    })
+}
+
+pub fn run_summary(args: SummaryArgs) -> Result<()> {
+    let sigs = match &args.signatures {
+        Some(p) => read_signatures(p)?,
+        None => Vec::new(),
+    };
+    let window = window_ns(args.last_ms)?.unwrap_or(u64::MAX);
+    let loaded = load_all(&args.common.files)?;
+    let report = summary::summarize(
+        &inputs(&loaded),
+        &sigs,
+        summary::Options {
+            top: args.top,
+            chains: args.chains,
+            chain_window_ns: window,
+        },
+    )?;
+    with_output(args.common.output.as_deref(), |out| {
+        if args.common.json {
+            return json(out, &report);
+        }
+        writeln!(out, "top methods by self time:")?;
+        for t in &report.top {
+            writeln!(
+                out,
+                "  {:>12} ms self {:>12} ms incl {:>8} calls  {}",
+                ms(t.self_ns),
+                ms(t.inclusive_ns),
+                t.calls,
+                t.method
+            )?;
+        }
+        writeln!(out, "matched signatures:")?;
+        for m in &report.matched {
+            writeln!(
+                out,
+                "  {}: {} match(es), {} ms total, {} ms max",
+                m.signature,
+                m.count,
+                ms(m.total_ns),
+                ms(m.max_ns)
+            )?;
+        }
+        writeln!(out, "chain shapes:")?;
+        for c in &report.chains {
+            writeln!(
+                out,
+                "  {} ms, depth {}: {}",
+                ms(c.self_ns),
+                c.depth,
+                c.methods.join(" > ")
+            )?;
+        }
+        Ok(())
+    })
+}

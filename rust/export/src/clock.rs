@@ -1,0 +1,104 @@
+//! Timer values to wall-clock nanoseconds, exactly and without 128-bit division per event.
+
+use hubble_format::TraceHeader;
+
+/// Places one file's timer values on the wall clock through its reference pair:
+/// `wall(c) = wall_clock_ns − ⌊(reference − c) · 10⁹ / hz⌋` for `c ≤ reference` (what
+/// `TraceFile::counter_to_wall_ns` computes), and `wall_clock_ns + ⌊(c − reference) · 10⁹ / hz⌋`
+/// after it.
+#[derive(Clone, Copy, Debug)]
+pub struct WallClock {
+    reference: u64,
+    wall_ns: u64,
+    hz: u64,
+    /// `10⁹ div hz`.
+    whole: u64,
+    /// `⌊(10⁹ mod hz) · 2⁶⁴ / hz⌋`.
+    frac: u64,
+}
+
+impl WallClock {
+    /// The clock of a file.
+    pub fn new(header: &TraceHeader) -> WallClock {
+        WallClock::from_parts(
+            header.reference_counter,
+            header.wall_clock_ns,
+            header.timer_hz,
+        )
+    }
+
+    /// A clock from its reference pair and frequency (`hz` ≥ 1).
+    pub fn from_parts(reference: u64, wall_ns: u64, hz: u64) -> WallClock {
+        let hz = hz.max(1);
+        let rem = 1_000_000_000 % hz;
+        WallClock {
+            reference,
+            wall_ns,
+            hz,
+            whole: 1_000_000_000 / hz,
+            frac: ((u128::from(rem) << 64) / u128::from(hz)) as u64,
+        }
+    }
+
+    /// `⌊ticks · 10⁹ / hz⌋`, exact.
+    #[inline]
+    pub fn ticks_to_ns(&self, ticks: u64) -> u128 {
+        let t = u128::from(ticks);
+        let mut ns = t * u128::from(self.whole) + ((t * u128::from(self.frac)) >> 64);
+        // The fixed-point part may be one short of the floor; one multiplication checks it.
+        if (ns + 1) * u128::from(self.hz) <= t * 1_000_000_000 {
+            ns += 1;
+        }
+        ns
+    }
+
+    /// Wall-clock nanoseconds (Unix epoch) of a timer value, clamped to 0.
+    #[inline]
+    pub fn wall_ns(&self, counter: u64) -> u64 {
+        if counter <= self.reference {
+            let back = self.ticks_to_ns(self.reference - counter);
+            u64::try_from(u128::from(self.wall_ns).saturating_sub(back)).unwrap_or(0)
+        } else {
+            let fwd = self.ticks_to_ns(counter - self.reference);
+            u64::try_from(u128::from(self.wall_ns) + fwd).unwrap_or(u64::MAX)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_against_wide_division() {
+        for hz in [
+            1u64,
+            7,
+            19_200_000,
+            24_000_000,
+            62_500_000,
+            1_000_000_000,
+            3_000_000_007,
+        ] {
+            let clock = WallClock::from_parts(1 << 50, 1_700_000_000_000_000_000, hz);
+            let mut x = 0x1234_5678_9abc_def1u64;
+            for _ in 0..2000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let ticks = x >> (x % 40);
+                let want = u128::from(ticks) * 1_000_000_000 / u128::from(hz);
+                assert_eq!(clock.ticks_to_ns(ticks), want, "hz {hz} ticks {ticks}");
+            }
+        }
+    }
+
+    #[test]
+    fn matches_trace_file_definition() {
+        let clock = WallClock::from_parts(1_000_000, 5_000_000_000, 19_200_000);
+        for c in [0u64, 1, 999_999, 1_000_000, 123_457] {
+            let want = 5_000_000_000i128 - (1_000_000i128 - c as i128) * 1_000_000_000 / 19_200_000;
+            assert_eq!(i128::from(clock.wall_ns(c)), want);
+        }
+    }
+}

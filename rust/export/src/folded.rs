@@ -1,0 +1,141 @@
+//! Folded stacks (`a;b;c <self ns>`, Brendan Gregg's format) and flame-graph SVG (inferno).
+//!
+//! Each step attributes the time since the previous step of the same thread to the stack that
+//! was current (self time); time with no frame open is not attributed. With more than one
+//! input, every stack is rooted at its thread (`<thread name> (tid N)`). Stacks are kept in a
+//! prefix tree, so memory is one node per distinct call path, never per event.
+
+use std::collections::HashMap;
+use std::io::Write;
+
+use crate::names;
+use crate::stream::{prepare, Step, ThreadSteps};
+use crate::{ExportError, Input, Result};
+
+struct Trie {
+    /// (parent, name) → node.
+    children: HashMap<(u32, u32), u32>,
+    /// Per node: parent, name, self time in ns.
+    nodes: Vec<(u32, u32, u64)>,
+    names: Vec<String>,
+    name_ids: HashMap<String, u32>,
+}
+
+impl Trie {
+    fn name(&mut self, name: &str) -> u32 {
+        if let Some(id) = self.name_ids.get(name) {
+            return *id;
+        }
+        let id = self.names.len() as u32;
+        let clean = name.replace([';', '\n'], ":");
+        self.names.push(clean);
+        self.name_ids.insert(name.to_owned(), id);
+        id
+    }
+    fn child(&mut self, parent: u32, name: u32) -> u32 {
+        let next = self.nodes.len() as u32;
+        let id = *self.children.entry((parent, name)).or_insert(next);
+        if id == next {
+            self.nodes.push((parent, name, 0));
+        }
+        id
+    }
+}
+
+/// The folded stacks of `inputs`, sorted, one `frames value` string each (value: self ns).
+pub fn folded_lines(inputs: &[Input<'_>]) -> Result<Vec<String>> {
+    let prepared = prepare(inputs, |_, _| {})?;
+    // Node 0 is the root (no frame).
+    let mut trie = Trie {
+        children: HashMap::new(),
+        nodes: vec![(0, u32::MAX, 0)],
+        names: Vec::new(),
+        name_ids: HashMap::new(),
+    };
+    for p in &prepared {
+        let input = p.input;
+        let base = if inputs.len() > 1 {
+            let h = &input.file.header;
+            let n = trie.name(&format!("{} (tid {})", h.thread_name, h.tid));
+            trie.child(0, n)
+        } else {
+            0
+        };
+        let mut method_names: HashMap<Option<u64>, u32> = HashMap::new();
+        let mut stack: Vec<u32> = vec![base];
+        let mut previous: Option<u64> = None;
+        for (counter, step) in ThreadSteps::new(input, &p.shape)? {
+            if let Some(prev) = previous {
+                let top = *stack.last().expect("base");
+                if top != base {
+                    trie.nodes[top as usize].2 += p.clock.ticks_to_ns(counter - prev) as u64;
+                }
+            }
+            previous = Some(counter);
+            match step {
+                Step::Enter(method) => {
+                    let name = match method_names.get(&method) {
+                        Some(n) => *n,
+                        None => {
+                            let n = trie.name(&names::display(&input.file.symbols, method));
+                            method_names.insert(method, n);
+                            n
+                        }
+                    };
+                    let parent = *stack.last().expect("base");
+                    let node = trie.child(parent, name);
+                    stack.push(node);
+                }
+                Step::Exit => {
+                    if stack.len() > 1 {
+                        stack.pop();
+                    }
+                }
+            }
+        }
+    }
+    let mut lines = Vec::new();
+    for (index, &(_, _, value)) in trie.nodes.iter().enumerate().skip(1) {
+        if value == 0 {
+            continue;
+        }
+        let mut path = Vec::new();
+        let mut node = index as u32;
+        while node != 0 {
+            let (parent, name, _) = trie.nodes[node as usize];
+            path.push(trie.names[name as usize].as_str());
+            node = parent;
+        }
+        path.reverse();
+        lines.push(format!("{} {value}", path.join(";")));
+    }
+    lines.sort();
+    Ok(lines)
+}
+
+/// Writes folded stacks.
+pub fn write_folded(inputs: &[Input<'_>], sink: &mut dyn Write) -> Result<()> {
+    for line in folded_lines(inputs)? {
+        writeln!(sink, "{line}")?;
+    }
+    sink.flush()?;
+    Ok(())
+}
+
+/// Writes an inferno flame graph (SVG) of self time.
+pub fn write_svg(inputs: &[Input<'_>], title: &str, sink: &mut dyn Write) -> Result<()> {
+    let lines = folded_lines(inputs)?;
+    let mut options = inferno::flamegraph::Options::default();
+    options.title = title.to_owned();
+    options.count_name = "ns".to_owned();
+    options.hash = true;
+    if lines.is_empty() {
+        return Err(ExportError::Unsupported(
+            "no frame has any duration: nothing to draw".into(),
+        ));
+    }
+    inferno::flamegraph::from_lines(&mut options, lines.iter().map(String::as_str), &mut *sink)
+        .map_err(|e| ExportError::Unsupported(format!("flame graph: {e}")))?;
+    sink.flush()?;
+    Ok(())
+}

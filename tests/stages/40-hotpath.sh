@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Hot path beyond `cargo test` (stage 10 already runs the unicorn, qemu-aarch64 and golden
+# tests): the emulator tests once more by name so a skipped qemu run cannot pass silently,
+# and docs/performance.md must match what the emitted code measures today.
+set -euo pipefail
+source "$(dirname "$0")/../../scripts/lib/common.sh"
+cd "$HUBBLE_ROOT/rust"
+[ -z "${HUBBLE_SKIP_QEMU:-}" ] || hubble_die "HUBBLE_SKIP_QEMU is set: the qemu-aarch64 run is required in CI"
+nice -n 10 cargo test --locked -p hubble-hotpath-emu -- --test-threads 2
+"$HUBBLE_ROOT/scripts/hotpath-perf" --check

@@ -288,6 +288,17 @@ build_release() {
   contains "$out" "+ lunch aosp_cf_arm64_phone-ap1a-userdebug"
 }
 t "aosp-build: release configs (3-part lunch) when the tree has them" build_release
+build_absent_crates() {
+  local tree="$WORK/aosp-noinferno"; rm -rf "$tree"; cp -a "$APPLY_TREE" "$tree"; rm -rf "$tree/external/rust/crates/inferno"
+  rm -f "$FAKE_LOG"
+  expect_ok scripts/aosp-build --aosp "$tree"
+  contains "$out" "the tree lacks libinferno"
+  in_order "lunch | aosp_cf_arm64_phone-userdebug" "m | ALLOW_MISSING_DEPENDENCIES | droid HubbleBench"
+  rm -f "$FAKE_LOG"
+  expect_ok scripts/aosp-build --aosp "$APPLY_TREE"
+  in_order "m | droid hubble HubbleBench"
+}
+t "aosp-build: a tree without an imported crate builds with ALLOW_MISSING_DEPENDENCIES" build_absent_crates
 
 # ------------------------------------------------------------------------------- aosp-flash
 hubble_log "aosp-flash"

@@ -12,4 +12,4 @@ lunch() {
   export ANDROID_HOST_OUT="$PWD/out/host/linux-x86"
   export PATH="$ANDROID_HOST_OUT/bin:$PATH"
 }
-m() { printf 'm | %s\n' "$*" >> "$FAKE_LOG"; }
+m() { printf 'm | %s%s\n' "${ALLOW_MISSING_DEPENDENCIES:+ALLOW_MISSING_DEPENDENCIES | }" "$*" >> "$FAKE_LOG"; }

@@ -327,7 +327,11 @@ fn parse_structure(bytes: &[u8]) -> Result<(TraceFile, usize), FileError> {
     }
     let mode_code = r.take(1, "the header")?[0];
     let mode = Mode::from_code(mode_code).ok_or(FileError::BadMode(mode_code))?;
-    r.take(1, "the header")?;
+    // Reserved bytes must be zero: a reader that ignored them could not tell a future
+    // extension from corruption, and the file would not round-trip.
+    if r.take(1, "the header")?[0] != 0 {
+        return Err(invalid("reserved byte 11", "not zero"));
+    }
     let window_offset = r.u32("the header")? as usize;
     let timer_hz = r.u64("the header")?;
     let reference_counter = r.u64("the header")?;
@@ -338,7 +342,9 @@ fn parse_structure(bytes: &[u8]) -> Result<(TraceFile, usize), FileError> {
     let pid = r.u32("the header")?;
     let tid = r.u32("the header")?;
     let symbol_count = r.u32("the header")? as usize;
-    r.u32("the header")?;
+    if r.u32("the header")? != 0 {
+        return Err(invalid("reserved bytes 76..80", "not zero"));
+    }
     if timer_hz == 0 {
         return Err(invalid("timer frequency", "0 Hz"));
     }
@@ -353,7 +359,9 @@ fn parse_structure(bytes: &[u8]) -> Result<(TraceFile, usize), FileError> {
             alloc::format!("{window_offset}, but the header ends at {padded}"),
         ));
     }
-    r.take(padded - r.pos, "the header padding")?;
+    if r.take(padded - r.pos, "the header padding")?.iter().any(|&b| b != 0) {
+        return Err(invalid("header padding", "not zero"));
+    }
     let window_bytes = window_bytes as usize;
     if window_bytes > bytes.len().saturating_sub(r.pos) {
         return Err(FileError::Truncated {

@@ -136,6 +136,14 @@ fn specific_errors() {
             ..
         })
     ));
+    // Reserved bytes: rejected even with a correct checksum (found by the container fuzzer).
+    for offset in [11usize, 76, 79] {
+        let mut bad = bytes[..bytes.len() - 4].to_vec();
+        bad[offset] = 1;
+        let crc = crc32(&bad);
+        bad.extend_from_slice(&crc.to_le_bytes());
+        assert!(matches!(TraceFile::parse(&bad), Err(FileError::Invalid { .. })), "{offset}");
+    }
     let mut bad = bytes.clone();
     let n = bad.len();
     bad[n - 1] ^= 0xff;
@@ -177,4 +185,23 @@ fn write_into_a_missing_directory_fails_cleanly() {
         sample().write_atomic(&path),
         Err(FileError::Io(_))
     ));
+}
+
+/// CRC-32 (IEEE), bit by bit: an independent check of the crate's checksum.
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &byte in data {
+        crc ^= u32::from(byte);
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+        }
+    }
+    !crc
+}
+
+#[test]
+fn checksum_is_crc32_ieee() {
+    let bytes = sample().to_bytes().unwrap();
+    let n = bytes.len();
+    assert_eq!(u32::from_le_bytes(bytes[n - 4..].try_into().unwrap()), crc32(&bytes[..n - 4]));
 }

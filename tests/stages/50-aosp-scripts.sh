@@ -475,8 +475,8 @@ dev_pull_runas() {
   [ ! -e "$WORK/pulled/$PKG/.1700000000900-4242-4242-adb.hubble.tmp" ] || fail "a .tmp file was pulled"
   in_order "exec-out | run-as $PKG cat files/hubble/1700000000000-4242-4242-adb.hubble" \
     "hubble info $WORK/pulled/$PKG/1700000000000-4242-4242-adb.hubble" \
-    "hubble export --format perfetto --output $WORK/pulled/$PKG/1700000000000-4242-4242-adb.perfetto"
-  [ "$(cat "$WORK/pulled/$PKG/1700000000500-4242-4250-anr.perfetto")" = exported ] || fail "no export output"
+    "hubble export --format perfetto --output $WORK/pulled/$PKG/1700000000000-4242-4242-adb.perfetto-trace"
+  [ "$(cat "$WORK/pulled/$PKG/1700000000500-4242-4250-anr.perfetto-trace")" = exported ] || fail "no export output"
 }
 t "hubble-device: list and pull via run-as, then hubble info/export" dev_pull_runas
 dev_pull_root() {
@@ -492,6 +492,20 @@ dev_pull_root() {
   contains "$out" "do not read as Hubble traces"
 }
 t "hubble-device: non-debuggable app needs --root; bad files are caught" dev_pull_root
+# hubble-device calls the real CLI as `hubble info FILE` and `hubble export --format F --output
+# OUT FILE`: check that contract against the hubble binary of this tree.
+cli_contract() {
+  local hubble="rust/target/debug/hubble"
+  if [ ! -x "$hubble" ]; then (cd rust && nice cargo build -q -p hubble-cli --locked); fi
+  expect_ok "$hubble" export --help
+  contains "$out" "--format"
+  contains "$out" "--output"
+  local f
+  for f in perfetto trace chrome-json folded svg nanoscope; do contains "$out" "$f"; done
+  printf 'not a trace' > "$WORK/garbage.hubble"
+  expect_fail "$hubble" info "$WORK/garbage.hubble"
+}
+t "hubble-device: the hubble CLI takes the info/export arguments it passes" cli_contract
 dev_no_device() {
   dev_setup; echo absent > "$FAKE_DEV/state"
   expect_fail hd status

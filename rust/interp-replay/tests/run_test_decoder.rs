@@ -32,10 +32,8 @@ fn reference(file: &TraceFile) -> Vec<String> {
                 stack.push(name);
             }
             Record::Exit { .. } => {
-                if let Some(name) = stack.pop() {
-                    if let Some(n) = name {
-                        out.push(format!("{}< {n}", "  ".repeat(depth(&stack))));
-                    }
+                if let Some(Some(n)) = stack.pop() {
+                    out.push(format!("{}< {n}", "  ".repeat(depth(&stack))));
                 }
             }
             _ => {}

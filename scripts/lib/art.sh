@@ -102,3 +102,24 @@ art_in_root() {
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     DEBIAN_FRONTEND=noninteractive /bin/bash -euo pipefail -c "$1"
 }
+
+# Serialize users of one tree (art-apply and art-build on the work tree, --full on its own
+# tree): several engineers share one cache on one machine. art_lock NAME waits for the lock;
+# it is released when the process exits (or by art_unlock NAME).
+declare -A ART_LOCK_FDS=()
+art_lock() {
+  local name="$1" fd
+  mkdir -p "$ART_CACHE"
+  exec {fd}>"$ART_CACHE/.lock-$name"
+  if ! flock -n "$fd"; then
+    hubble_log "waiting for another art-* run on the $name tree ($ART_CACHE/.lock-$name)"
+    flock "$fd"
+  fi
+  ART_LOCK_FDS[$name]=$fd
+}
+art_unlock() {
+  local fd="${ART_LOCK_FDS[$1]:-}"
+  [ -n "$fd" ] || return 0
+  flock -u "$fd"; exec {fd}>&-
+  unset "ART_LOCK_FDS[$1]"
+}

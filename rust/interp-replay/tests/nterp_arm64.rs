@@ -1,0 +1,183 @@
+//! nterp's arm64 trace-point macros (art-patches/files/runtime/hubble/nterp_arm64.S, included
+//! unchanged by cpp/nterp_arm64_harness.S) run under qemu-aarch64 from a static cross-compiled
+//! harness, with the Hubble block at the real Thread offsets (art-patches/thread-offsets.txt),
+//! and leave the ring as hubble_format::RingWriter does for the same calls. The timestamps are
+//! the real CNTVCT_EL0, so the upper half of timestamp-carrying slots is not compared; pointers,
+//! markers, start/pad records, the cursor and the published end are compared exactly.
+//! Needs aarch64-linux-gnu-gcc and qemu-aarch64 (Debian gcc-aarch64-linux-gnu, qemu-user):
+//! missing tools fail the test.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::OnceLock;
+
+use hubble_format::{Mode, RingWriter};
+use hubble_interp_replay::repo_root;
+
+fn harness() -> &'static PathBuf {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        let root = repo_root();
+        let offsets = std::fs::read_to_string(root.join("art-patches/thread-offsets.txt"))
+            .expect("art-patches/thread-offsets.txt");
+        let mut defs = Vec::new();
+        for line in offsets.lines().filter(|l| !l.starts_with('#')) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            if f.len() == 3 && f[1] == "8" {
+                let name = f[0].trim_start_matches("hubble_").to_uppercase();
+                defs.push(format!("-DTHREAD_HUBBLE_{name}_OFFSET={}", f[2]));
+            }
+        }
+        assert_eq!(defs.len(), 5, "five 64-bit offsets in thread-offsets.txt");
+        let cpp = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cpp");
+        let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("nterp-arm64-harness");
+        let ok = Command::new("aarch64-linux-gnu-gcc")
+            .args(["-static", "-O2", "-Wall", "-Werror"])
+            .args(&defs)
+            .arg("-I")
+            .arg(root.join("art-patches/files"))
+            .arg(cpp.join("nterp_arm64_harness.c"))
+            .arg(cpp.join("nterp_arm64_harness.S"))
+            .arg("-o")
+            .arg(&exe)
+            .status()
+            .expect("aarch64-linux-gnu-gcc (Debian gcc-aarch64-linux-gnu)");
+        assert!(ok.success(), "cross-compiling the nterp harness failed");
+        exe
+    })
+}
+
+fn run(script: &str) -> (Option<u64>, u64, Vec<u64>) {
+    use std::io::Write;
+    let mut child = Command::new("qemu-aarch64")
+        .arg(harness())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("qemu-aarch64 (Debian qemu-user)");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "harness failed on:\n{script}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines();
+    let cursor: i64 = lines.next().unwrap()[7..].parse().unwrap();
+    let stop: u64 = lines.next().unwrap()[5..].parse().unwrap();
+    let slots = lines.map(|l| u64::from_str_radix(l, 16).unwrap()).collect();
+    ((cursor >= 0).then_some(cursor as u64), stop, slots)
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Untouched,
+    Exact,   // pointer slot of a two-slot entry, start and pad records
+    LowWord, // hi = a real timestamp
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
+
+fn check(slots: usize, seed: u64, ops: usize) {
+    let mut rng = Rng(seed | 1);
+    let mut w = RingWriter::new(Mode::Bits64, slots);
+    let mut kinds = vec![Kind::Untouched; slots];
+    let (mut running, mut stop_req, mut published) = (false, false, 0u64);
+    let mut script = format!("mode 64\nslots {slots}\n");
+    // Marks the slots a call wrote (by diffing the writer before and after) with their kind.
+    let mark = |before: &[u64], w: &RingWriter, kinds: &mut Vec<Kind>, wide: bool| {
+        let after = w.slots();
+        let pos = (w.write_pos_bytes() / 8) as usize;
+        for i in 0..after.len() {
+            if before[i] != after[i] || (i + 1 == pos) || (wide && i + 2 == pos) {
+                let v = after[i];
+                let lo = v as u32;
+                kinds[i] = if lo == 2 || lo == 3 || (wide && i + 2 == pos) {
+                    Kind::Exact
+                } else {
+                    Kind::LowWord
+                };
+            }
+        }
+    };
+    for i in 0..ops {
+        let r = rng.next() % 100;
+        let ts = (i as u32) * 3 + 7;
+        if i == 0 || (!running && r < 30) {
+            let before = w.slots().to_vec();
+            w.start(ts);
+            mark(&before, &w, &mut kinds, false);
+            running = true;
+            stop_req = false;
+            script += &format!("start {ts}\n");
+        } else if running && !stop_req && r < 3 {
+            stop_req = true;
+            script += "stop\n";
+        } else {
+            let entry = r < 55;
+            let m = match rng.next() % 3 {
+                0 => 4 + 4 * (rng.next() % (1 << 20)),
+                1 => (rng.next() & 0xffff_fffc) | 4,
+                _ => (rng.next() & 0x0000_7fff_ffff_fff8) | 8,
+            };
+            script += &if entry {
+                format!("entry {m:x} {ts}\n")
+            } else {
+                format!("exit {ts}\n")
+            };
+            if !running {
+                continue;
+            }
+            if stop_req {
+                running = false;
+                stop_req = false;
+                published = w.write_pos_bytes();
+                continue;
+            }
+            let before = w.slots().to_vec();
+            if entry {
+                w.entry(m, 0).unwrap();
+                mark(&before, &w, &mut kinds, m >> 32 != 0);
+            } else {
+                w.exit(0);
+                mark(&before, &w, &mut kinds, false);
+            }
+        }
+    }
+    let (cursor, stop, got) = run(&script);
+    let ctx = format!("{slots} slots, seed {seed:#x}");
+    for (i, (g, e)) in got.iter().zip(w.slots()).enumerate() {
+        match kinds[i] {
+            Kind::Untouched | Kind::Exact => assert_eq!(g, e, "slot {i} ({ctx})"),
+            Kind::LowWord => assert_eq!(*g as u32, *e as u32, "slot {i} low word ({ctx})"),
+        }
+    }
+    let want_cursor = running.then(|| w.write_pos_bytes());
+    let want_stop = if stop_req {
+        1
+    } else if running {
+        0
+    } else {
+        published
+    };
+    assert_eq!(cursor, want_cursor, "cursor ({ctx})");
+    assert_eq!(stop, want_stop, "stop ({ctx})");
+}
+
+#[test]
+fn nterp_arm64_macros_write_what_ring_writer_writes() {
+    for seed in 0..60u64 {
+        check(2 + (seed as usize % 11), seed * 6151 + 11, 200);
+    }
+    check(1024, 77, 800);
+}

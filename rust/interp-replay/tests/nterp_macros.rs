@@ -1,11 +1,12 @@
-//! nterp's arm64 trace-point macros (art-patches/files/runtime/hubble/nterp_arm64.S, included
-//! unchanged by cpp/nterp_arm64_harness.S) run under qemu-aarch64 from a static cross-compiled
-//! harness, with the Hubble block at the real Thread offsets (art-patches/thread-offsets.txt),
-//! and leave the ring as hubble_format::RingWriter does for the same calls. The timestamps are
-//! the real CNTVCT_EL0, so the upper half of timestamp-carrying slots is not compared; pointers,
-//! markers, start/pad records, the cursor and the published end are compared exactly.
-//! Needs aarch64-linux-gnu-gcc and qemu-aarch64 (Debian gcc-aarch64-linux-gnu, qemu-user):
-//! missing tools fail the test.
+//! nterp's trace-point macros (art-patches/files/runtime/hubble/nterp_{arm64,x86_64}.S, included
+//! unchanged by cpp/nterp_*_harness.S) run with the Hubble block at the real Thread offsets
+//! (art-patches/thread-offsets.txt): arm64 under qemu-aarch64 from a static cross-compiled
+//! harness, x86_64 natively with %gs pointing at the fake Thread. They must leave the ring as
+//! hubble_format::RingWriter does for the same calls. The timestamps are the real counter, so
+//! the upper half of timestamp-carrying slots is not compared; pointers, markers, start/pad
+//! records, the cursor and the published end are compared exactly.
+//! Needs aarch64-linux-gnu-gcc, qemu-aarch64 and gcc (Debian gcc-aarch64-linux-gnu, qemu-user):
+//! missing tools fail the test. (armng's A32 MRRC of CNTVCT is not run: qemu-arm rejects it.)
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -14,47 +15,81 @@ use std::sync::OnceLock;
 use hubble_format::{Mode, RingWriter};
 use hubble_interp_replay::repo_root;
 
-fn harness() -> &'static PathBuf {
-    static EXE: OnceLock<PathBuf> = OnceLock::new();
-    EXE.get_or_init(|| {
-        let root = repo_root();
-        let offsets = std::fs::read_to_string(root.join("art-patches/thread-offsets.txt"))
-            .expect("art-patches/thread-offsets.txt");
-        let mut defs = Vec::new();
-        for line in offsets.lines().filter(|l| !l.starts_with('#')) {
-            let f: Vec<&str> = line.split_whitespace().collect();
-            if f.len() == 3 && f[1] == "8" {
-                let name = f[0].trim_start_matches("hubble_").to_uppercase();
-                defs.push(format!("-DTHREAD_HUBBLE_{name}_OFFSET={}", f[2]));
-            }
+fn offset_defines() -> Vec<String> {
+    let offsets = std::fs::read_to_string(repo_root().join("art-patches/thread-offsets.txt"))
+        .expect("art-patches/thread-offsets.txt");
+    let mut defs = Vec::new();
+    for line in offsets.lines().filter(|l| !l.starts_with('#')) {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if f.len() == 3 && f[1] == "8" {
+            let name = f[0].trim_start_matches("hubble_").to_uppercase();
+            defs.push(format!("-DTHREAD_HUBBLE_{name}_OFFSET={}", f[2]));
         }
-        assert_eq!(defs.len(), 5, "five 64-bit offsets in thread-offsets.txt");
-        let cpp = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cpp");
-        let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("nterp-arm64-harness");
-        let ok = Command::new("aarch64-linux-gnu-gcc")
-            .args(["-static", "-O2", "-Wall", "-Werror"])
-            .args(&defs)
-            .arg("-I")
-            .arg(root.join("art-patches/files"))
-            .arg(cpp.join("nterp_arm64_harness.c"))
-            .arg(cpp.join("nterp_arm64_harness.S"))
-            .arg("-o")
-            .arg(&exe)
-            .status()
-            .expect("aarch64-linux-gnu-gcc (Debian gcc-aarch64-linux-gnu)");
-        assert!(ok.success(), "cross-compiling the nterp harness failed");
-        exe
-    })
+    }
+    assert_eq!(defs.len(), 5, "five 64-bit offsets in thread-offsets.txt");
+    defs
 }
 
-fn run(script: &str) -> (Option<u64>, u64, Vec<u64>) {
+fn build(compiler: &str, extra: &[&str], asm: &str, name: &str) -> PathBuf {
+    let root = repo_root();
+    let cpp = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cpp");
+    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let ok = Command::new(compiler)
+        .args(["-O2", "-Wall", "-Werror"])
+        .args(extra)
+        .args(offset_defines())
+        .arg("-I")
+        .arg(root.join("art-patches/files"))
+        .arg(cpp.join("nterp_harness.c"))
+        .arg(cpp.join(asm))
+        .arg("-o")
+        .arg(&exe)
+        .status()
+        .unwrap_or_else(|e| panic!("{compiler}: {e}"));
+    assert!(
+        ok.success(),
+        "building the nterp harness with {compiler} failed"
+    );
+    exe
+}
+
+fn arm64() -> Vec<String> {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    let exe = EXE.get_or_init(|| {
+        build(
+            "aarch64-linux-gnu-gcc",
+            &["-static"],
+            "nterp_arm64_harness.S",
+            "nterp-arm64",
+        )
+    });
+    vec![
+        "qemu-aarch64".to_string(),
+        exe.to_str().unwrap().to_string(),
+    ]
+}
+
+fn x86_64() -> Vec<String> {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    let exe = EXE.get_or_init(|| {
+        build(
+            "gcc",
+            &["-DHUBBLE_X86_64"],
+            "nterp_x86_64_harness.S",
+            "nterp-x86_64",
+        )
+    });
+    vec![exe.to_str().unwrap().to_string()]
+}
+
+fn run(cmd: &[String], script: &str) -> (Option<u64>, u64, Vec<u64>) {
     use std::io::Write;
-    let mut child = Command::new("qemu-aarch64")
-        .arg(harness())
+    let mut child = Command::new(&cmd[0])
+        .args(&cmd[1..])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()
-        .expect("qemu-aarch64 (Debian qemu-user)");
+        .unwrap_or_else(|e| panic!("{}: {e}", cmd[0]));
     child
         .stdin
         .take()
@@ -88,7 +123,7 @@ impl Rng {
     }
 }
 
-fn check(slots: usize, seed: u64, ops: usize) {
+fn check(cmd: &[String], slots: usize, seed: u64, ops: usize) {
     let mut rng = Rng(seed | 1);
     let mut w = RingWriter::new(Mode::Bits64, slots);
     let mut kinds = vec![Kind::Untouched; slots];
@@ -154,8 +189,8 @@ fn check(slots: usize, seed: u64, ops: usize) {
             }
         }
     }
-    let (cursor, stop, got) = run(&script);
-    let ctx = format!("{slots} slots, seed {seed:#x}");
+    let (cursor, stop, got) = run(cmd, &script);
+    let ctx = format!("{}: {slots} slots, seed {seed:#x}", cmd.join(" "));
     for (i, (g, e)) in got.iter().zip(w.slots()).enumerate() {
         match kinds[i] {
             Kind::Untouched | Kind::Exact => assert_eq!(g, e, "slot {i} ({ctx})"),
@@ -176,8 +211,18 @@ fn check(slots: usize, seed: u64, ops: usize) {
 
 #[test]
 fn nterp_arm64_macros_write_what_ring_writer_writes() {
+    let cmd = arm64();
     for seed in 0..60u64 {
-        check(2 + (seed as usize % 11), seed * 6151 + 11, 200);
+        check(&cmd, 2 + (seed as usize % 11), seed * 6151 + 11, 200);
     }
-    check(1024, 77, 800);
+    check(&cmd, 1024, 77, 800);
+}
+
+#[test]
+fn nterp_x86_64_macros_write_what_ring_writer_writes() {
+    let cmd = x86_64();
+    for seed in 0..60u64 {
+        check(&cmd, 2 + (seed as usize % 11), seed * 7717 + 13, 200);
+    }
+    check(&cmd, 1024, 78, 800);
 }

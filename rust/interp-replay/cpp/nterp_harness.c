@@ -1,7 +1,8 @@
 /*
- * stdin/stdout protocol of replay.cc (64-bit mode only), driving nterp's arm64 macros under
- * qemu-aarch64. Timestamps come from the real CNTVCT_EL0, so the script's TS values are only
- * used by the control side's start records.
+ * stdin/stdout protocol of replay.cc (64-bit mode only), driving nterp's trace-point macros:
+ * arm64 under qemu-aarch64 (nterp_arm64_harness.S), x86_64 natively with %gs set to the fake
+ * Thread (nterp_x86_64_harness.S, -DHUBBLE_X86_64). Timestamps come from the real counter, so
+ * the script's TS values are only used by the control side's start records.
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -9,8 +10,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef HUBBLE_X86_64
+#include <asm/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+void hubble_test_entry(uint64_t method);
+void hubble_test_exit(void);
+#define ENTRY(thread, m) hubble_test_entry(m)
+#define EXIT(thread) hubble_test_exit()
+#else
 void hubble_test_entry(void* thread, uint64_t method);
 void hubble_test_exit(void* thread);
+#define ENTRY(thread, m) hubble_test_entry(thread, m)
+#define EXIT(thread) hubble_test_exit(thread)
+#endif
 
 static uint64_t thread_mem[64];
 
@@ -24,6 +37,9 @@ int main(void) {
   const uint64_t begin = (uint64_t)(uintptr_t)ring, end = begin + slots * 8, real_limit = end - 8;
   W(THREAD_HUBBLE_BEGIN_OFFSET) = begin;
   W(THREAD_HUBBLE_END_OFFSET) = end;
+#ifdef HUBBLE_X86_64
+  if (syscall(SYS_arch_prctl, ARCH_SET_GS, (unsigned long)thread_mem) != 0) return 4;
+#endif
   char op[32];
   while (scanf("%31s", op) == 1) {
     if (!strcmp(op, "start")) {
@@ -42,11 +58,11 @@ int main(void) {
       uint64_t ptr;
       unsigned ts;
       if (scanf("%" SCNx64 " %u", &ptr, &ts) != 2) return 3;
-      hubble_test_entry(thread_mem, ptr);
+      ENTRY(thread_mem, ptr);
     } else if (!strcmp(op, "exit")) {
       unsigned ts;
       if (scanf("%u", &ts) != 1) return 3;
-      hubble_test_exit(thread_mem);
+      EXIT(thread_mem);
     } else if (!strcmp(op, "stop")) {
       W(THREAD_HUBBLE_STOP_OFFSET) = 1;
       W(THREAD_HUBBLE_LIMIT_OFFSET) = 0;

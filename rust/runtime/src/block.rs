@@ -129,10 +129,13 @@ fn trace_point(block: &ThreadBlock, ring: &impl SlotStore, record: Record) -> bo
         // cursor (released by start), every later load sees what the control thread wrote first.
         fence(Ordering::Acquire);
         if block.stop.load(Ordering::Relaxed) != RUNNING {
-            // STLR: the slots written so far happen-before the control thread's acquire of the
-            // end position. Nothing is written after this store.
-            block.stop.store(cursor, Ordering::Release);
+            // Tracing off FIRST, then publish: the STLR orders the cursor = 0 store (and every
+            // slot written) before the end position. In the other order (Fig. 4's lines 10-11)
+            // the control thread may see the end position, restart (cursor = new), and then have
+            // the late cursor = 0 store overwrite its restart: tracing silently stays off. The
+            // loom model `restart_after_stop...` finds exactly that.
             block.cursor.store(0, Ordering::Relaxed);
+            block.stop.store(cursor, Ordering::Release);
             return false;
         }
         if cursor >= block.limit.load(Ordering::Relaxed) {

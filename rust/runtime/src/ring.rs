@@ -121,6 +121,16 @@ impl Ring {
     }
 }
 
+impl Ring {
+    /// Zeroes the ring (loom model).
+    #[cfg(loom)]
+    pub fn clear(&self) {
+        for s in &self.cells {
+            s.store(0, crate::sync::Ordering::Relaxed);
+        }
+    }
+}
+
 #[cfg(not(loom))]
 impl Drop for Ring {
     fn drop(&mut self) {

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Run the Hubble ART run-test (art-patches/files/test/<NNNN>-hubble*) on a device or
+# Run the Hubble ART run-test (tests/art-run-test/<NNNN>-hubble*) on a device or
 # cuttlefish, with ART's chroot method (art/test/README.chroot.md of android-14): build ART
 # for the target, push it into a chroot on the device, run the test there, tear down.
 #
 #   tests/device/run-art-test.sh [--aosp DIR] [--test NAME] [--lunch COMBO] [--32|--64]
 #                                [--skip-build] [--keep-chroot] [--dry-run]
 #
-#   --test NAME    the run-test (default: the one art-patches/files/test/ adds)
+#   --test NAME    the run-test (default: the NNNN-hubble-* one in tests/art-run-test/, which
+#                  scripts/aosp-apply copies to art/test/)
 #   --lunch COMBO  default aosp_arm64-eng (README.chroot.md's full-tree target for arm64)
 #   --32 | --64    which ART to test (default --64)
 #   --skip-build   reuse the last art/tools/buildbot-build.sh --target
@@ -41,9 +42,12 @@ done
 
 top="$(aosp_resolve_top "$aosp")"
 if [ -z "$test" ]; then
+  run_tests="${HUBBLE_ART_RUN_TESTS:-$HUBBLE_ROOT/tests/art-run-test}"
   patches="${HUBBLE_ART_PATCHES:-$HUBBLE_ROOT/art-patches}"
-  mapfile -t found < <(find "$patches/files/test" -mindepth 1 -maxdepth 1 -type d -name '[0-9]*-hubble*' -printf '%f\n' 2>/dev/null | sort)
-  [ "${#found[@]}" -gt 0 ] || hubble_die "no Hubble run-test in $patches/files/test/ (NNNN-hubble-*): pass --test NAME"
+  mapfile -t found < <(find "$run_tests" "$patches/files/test" -mindepth 1 -maxdepth 1 -type d \
+    -name '[0-9][0-9][0-9][0-9]-hubble*' -printf '%f\n' 2>/dev/null | sort -u)
+  [ "${#found[@]}" -gt 0 ] || hubble_die "no Hubble run-test (NNNN-hubble-*) in $run_tests or $patches/files/test: pass --test NAME"
+  [ "${#found[@]}" -eq 1 ] || hubble_log "several Hubble run-tests (${found[*]}): running ${found[0]}; pick one with --test"
   test="${found[0]}"
 fi
 [ -d "$top/art/test/$test" ] || aosp_missing "art/test/$test is not in the tree: run scripts/aosp-apply --aosp $top"

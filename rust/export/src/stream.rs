@@ -47,30 +47,28 @@ pub struct Shape {
 pub fn shape(input: Input<'_>, mut method: impl FnMut(u64)) -> Result<Shape> {
     let file = input.file;
     let view = RingView::linear(&file.window);
-    // Walking newest → oldest, `suffix` = exits − entries after the current point. The depth
-    // before the window is the largest value it reaches; the depth at the end is
-    // entries − exits + before.
+    // Walking newest → oldest, `suffix` = entries − exits after the current point. The depth
+    // at a point is D − suffix (D = entries − exits of the whole window), so the frames open
+    // before the window are max(suffix) − D and those open at the end max(suffix).
     let mut suffix = 0i64;
     let mut most = 0i64;
     let mut entries = 0u64;
     walk_back(&view, file.header.mode, |record| match record {
         Record::Entry { method: m, .. } => {
             entries += 1;
-            suffix -= 1;
-            method(m);
-        }
-        Record::Exit { .. } => {
             suffix += 1;
             most = most.max(suffix);
+            method(m);
         }
+        Record::Exit { .. } => suffix -= 1,
         Record::Start { .. } => {}
     })
     .map_err(|e| ExportError::Input {
         name: input.name.to_owned(),
         source: hubble_format::EventsError::Decode(e),
     })?;
-    let before = most as u64;
-    let open_at_end = (before as i64 - suffix) as u64;
+    let before = (most - suffix) as u64;
+    let open_at_end = most as u64;
     Ok(Shape {
         before,
         open_at_end,

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Peer tools read what `hubble export` writes (issue 7's proof):
+#   - .trace: Debian's dmtracedump (-o listing and profile report) against our decoder;
+#   - Perfetto: decoded with Perfetto's own schema (the `perfetto` wheel's descriptors),
+#     slice for slice against our decoder;
+#   - Chrome JSON parses and balances; the flame-graph SVG is well-formed and names the
+#     hottest method (from `hubble top`);
+#   - the checkers fail on wrong inputs and on a corrupted .trace (they can fail);
+#   - bad input: one-line error naming the file, exit 2, no output file.
+# Inputs are synthetic trace files (rust/export/examples/synth.rs): several threads, 64- and
+# 32-bit, wrapped rings (frames cut at the window start), different timer frequencies and
+# reference pairs, unresolved methods.
+set -euo pipefail
+source "$(dirname "$0")/../../scripts/lib/common.sh"
+cd "$HUBBLE_ROOT"
+
+command -v dmtracedump >/dev/null || hubble_need_apt dmtracedump
+if ! python3 -c 'import perfetto.protos.perfetto.trace.perfetto_trace_pb2' 2>/dev/null; then
+  hubble_log "installing the perfetto Python wheel (schema descriptors)"
+  python3 -m pip install --quiet perfetto 2>/dev/null \
+    || python3 -m pip install --quiet --break-system-packages perfetto
+fi
+
+(cd rust && nice -n 10 cargo build --locked --release -p hubble-cli -p hubble-export --bins --examples)
+HUBBLE="$HUBBLE_ROOT/rust/target/release/hubble"
+SYNTH="$HUBBLE_ROOT/rust/target/release/examples/synth"
+export HUBBLE
+PEERS="$HUBBLE_ROOT/tests/peers"
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+passed=0 failed=0
+
+t() {
+  local name="$1"; shift
+  local rc
+  # Not in an `if`: errexit must stay active inside the subshell.
+  set +e; ( set -euo pipefail; "$@" ) >"$WORK/log" 2>&1; rc=$?; set -e
+  if [ "$rc" -eq 0 ]; then
+    passed=$((passed + 1)); printf '  ok    %s\n' "$name"; sed 's/^/        /' "$WORK/log" | grep -E 'OK:' || true
+  else
+    failed=$((failed + 1)); printf '  FAIL  %s\n' "$name"; sed 's/^/        | /' "$WORK/log" | tail -30
+  fi
+}
+
+scenario() {  # scenario NAME SLOTS THREADS
+  local dir="$WORK/$1"
+  "$SYNTH" "$dir" "$2" "$3" >/dev/null
+}
+scenario three 8192 3      # 3 threads, 2 processes, 64+32-bit, wrapped and not
+scenario one 2048 1        # 1 thread, wrapped
+scenario big 262144 2      # 2 MiB rings
+
+check_all() {  # check_all SCENARIO
+  local d="$WORK/$1" files
+  files=("$d"/*.hubble)
+  "$HUBBLE" export "${files[@]}" --format trace -o "$d/out.trace"
+  python3 "$PEERS/check_dmtracedump.py" "$HUBBLE" "$d/out.trace" "${files[@]}"
+  "$HUBBLE" export "${files[@]}" --format perfetto -o "$d/out.pftrace"
+  python3 "$PEERS/check_perfetto.py" "$HUBBLE" "$d/out.pftrace" "${files[@]}"
+  "$HUBBLE" export "${files[@]}" --format chrome-json -o "$d/out.json"
+  python3 "$PEERS/check_json_svg.py" chrome "$d/out.json" "${files[@]}"
+  "$HUBBLE" export "${files[@]}" --format svg -o "$d/out.svg"
+  local hottest
+  hottest="$("$HUBBLE" top --json -n 1 "${files[@]}" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["method"])')"
+  python3 "$PEERS/check_json_svg.py" svg "$d/out.svg" "$hottest"
+}
+for s in three one big; do t "peers read the $s-thread scenario" check_all "$s"; done
+
+# The checkers can fail: the same output against other inputs, and a flipped record.
+must_fail() { if "$@" >"$WORK/neg" 2>&1; then cat "$WORK/neg"; return 1; fi; grep -q FAIL "$WORK/neg"; }
+t "dmtracedump check rejects other inputs" must_fail \
+  python3 "$PEERS/check_dmtracedump.py" "$HUBBLE" "$WORK/three/out.trace" "$WORK/one/"*.hubble
+t "perfetto check rejects other inputs" must_fail \
+  python3 "$PEERS/check_perfetto.py" "$HUBBLE" "$WORK/three/out.pftrace" "$WORK/one/"*.hubble
+corrupt_trace() {
+  cp "$WORK/one/out.trace" "$WORK/bad.trace"
+  # Turn the last record's exit into an entry of the same method.
+  python3 - "$WORK/bad.trace" <<'PY'
+import sys
+p = sys.argv[1]; b = bytearray(open(p, "rb").read())
+b[-8] &= ~3
+open(p, "wb").write(b)
+PY
+  must_fail python3 "$PEERS/check_dmtracedump.py" "$HUBBLE" "$WORK/bad.trace" "$WORK/one/"*.hubble
+}
+t "dmtracedump check rejects a corrupted record" corrupt_trace
+
+bad_input() {
+  local f="$WORK/one/$(ls "$WORK/one" | grep hubble | head -1)" rc=0
+  head -c 200 "$f" > "$WORK/cut.hubble"
+  "$HUBBLE" export "$WORK/cut.hubble" --format perfetto -o "$WORK/never.pftrace" 2>"$WORK/err" || rc=$?
+  [ "$rc" -eq 2 ] || { echo "exit $rc, want 2"; return 1; }
+  [ "$(wc -l < "$WORK/err")" -eq 1 ] || { cat "$WORK/err"; return 1; }
+  grep -q "cut.hubble" "$WORK/err" || { cat "$WORK/err"; return 1; }
+  [ ! -e "$WORK/never.pftrace" ] && ! ls -a "$WORK" | grep -q 'never.pftrace'
+}
+t "truncated input: exit 2, one line naming the file, no output" bad_input
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

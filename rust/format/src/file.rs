@@ -359,7 +359,10 @@ fn parse_structure(bytes: &[u8]) -> Result<(TraceFile, usize), FileError> {
             alloc::format!("{window_offset}, but the header ends at {padded}"),
         ));
     }
-    if r.take(padded - r.pos, "the header padding")?.iter().any(|&b| b != 0) {
+    if r.take(padded - r.pos, "the header padding")?
+        .iter()
+        .any(|&b| b != 0)
+    {
         return Err(invalid("header padding", "not zero"));
     }
     let window_bytes = window_bytes as usize;

@@ -224,8 +224,8 @@ impl<'a> RingView<'a> {
     /// The valid slots in time order, oldest first, as up to two contiguous pieces.
     pub fn pieces(&self) -> (&'a [u64], &'a [u64]) {
         let n = self.slots.len();
-        let wp = self.write_pos % n;
-        let end = if self.write_pos == n { n } else { wp };
+        // write_pos is in 0..=n; an empty window (n = 0 happens for an empty file) has no pieces.
+        let end = self.write_pos;
         if self.valid <= end {
             (&self.slots[end - self.valid..end], &[])
         } else {

@@ -142,7 +142,10 @@ fn specific_errors() {
         bad[offset] = 1;
         let crc = crc32(&bad);
         bad.extend_from_slice(&crc.to_le_bytes());
-        assert!(matches!(TraceFile::parse(&bad), Err(FileError::Invalid { .. })), "{offset}");
+        assert!(
+            matches!(TraceFile::parse(&bad), Err(FileError::Invalid { .. })),
+            "{offset}"
+        );
     }
     let mut bad = bytes.clone();
     let n = bad.len();
@@ -193,7 +196,11 @@ fn crc32(data: &[u8]) -> u32 {
     for &byte in data {
         crc ^= u32::from(byte);
         for _ in 0..8 {
-            crc = if crc & 1 != 0 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
         }
     }
     !crc
@@ -203,5 +210,27 @@ fn crc32(data: &[u8]) -> u32 {
 fn checksum_is_crc32_ieee() {
     let bytes = sample().to_bytes().unwrap();
     let n = bytes.len();
-    assert_eq!(u32::from_le_bytes(bytes[n - 4..].try_into().unwrap()), crc32(&bytes[..n - 4]));
+    assert_eq!(
+        u32::from_le_bytes(bytes[n - 4..].try_into().unwrap()),
+        crc32(&bytes[..n - 4])
+    );
+}
+
+#[test]
+fn empty_window_decodes_to_nothing() {
+    // Found by the container fuzzer: an empty window used to divide by zero.
+    let mut file = sample();
+    file.window.clear();
+    let back = TraceFile::parse(&file.to_bytes().unwrap()).unwrap();
+    assert!(back.decode_events().unwrap().events.is_empty());
+    assert_eq!(
+        hubble_format::EventIter::new(
+            &hubble_format::RingView::linear(&back.window),
+            Mode::Bits64,
+            1
+        )
+        .unwrap()
+        .count(),
+        0
+    );
 }

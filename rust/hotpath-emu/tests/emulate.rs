@@ -57,3 +57,70 @@ fn t32_scenario_high_cursor_temp() {
     assert_eq!(stats.paths["Exit off"].1, 3);
     assert_eq!(stats.paths["Exit - fast"].1, 9);
 }
+
+/// A stop request that arrives exactly when the ring is full (cursor at `limit` or `end`):
+/// the stop check comes first, so the end position published is the unwrapped cursor, the
+/// decoder accepts it, and a restart from it wraps (with a pad in 64-bit mode).
+fn stop_at_ring_end(mut m: Machine, mode: hubble_format::Mode, finish_wide: bool) {
+    use hubble_format::{decode, Record, RingView, RingWriter};
+    use hubble_hotpath_emu::{field, Kind};
+    let ring = m.layout.ring;
+    let mut model = RingWriter::new(mode, m.layout.slots);
+    model.start(1);
+    m.control_start(ring, 1);
+    let mut expected = vec![Record::Start { ts: 1 }];
+    while m.read_field(field::CURSOR) < m.real_limit() {
+        if finish_wide && m.read_field(field::CURSOR) + 16 == m.ring_end() {
+            // The last record takes the two slots left: the cursor ends exactly at `end`.
+            let wide = 0x0000_0042_1234_5670;
+            let r = m.run(Kind::Entry, wide);
+            model.entry(wide, r.counters[0]).unwrap();
+            expected.push(Record::Entry {
+                method: wide,
+                ts: r.counters[0],
+            });
+            continue;
+        }
+        let r = m.run(Kind::Exit, 0);
+        model.exit(r.counters[0]);
+        expected.push(Record::Exit { ts: r.counters[0] });
+    }
+    if finish_wide {
+        assert_eq!(m.read_field(field::CURSOR), m.ring_end());
+    }
+    let full = m.read_field(field::CURSOR);
+    m.control_request_stop();
+    let r = m.run(Kind::EntryNarrow, 0x1234_5670);
+    assert!(r.counters.is_empty());
+    assert_eq!(m.read_field(field::CURSOR), 0);
+    assert_eq!(m.read_field(field::STOP), full);
+    assert_eq!(full - ring, model.write_pos_bytes());
+    let slots = m.ring();
+    let w = decode(&RingView::new(&slots, full - ring, None).unwrap(), mode).unwrap();
+    assert_eq!(w.records, expected);
+    model.start(2);
+    m.control_start(full, 2);
+    assert_eq!(m.ring(), model.slots());
+    let r = m.run(Kind::EntryNarrow, 0x1234_5670);
+    model.entry(0x1234_5670, r.counters[0]).unwrap();
+    assert_eq!(m.ring(), model.slots());
+    assert_eq!(m.read_field(field::CURSOR), ring + model.write_pos_bytes());
+}
+
+#[test]
+fn a64_stop_when_ring_full() {
+    use hubble_format::Mode::Bits64;
+    // Cursor stops at end - 8 (one slot left: the restart pads it) and at end (nothing left).
+    stop_at_ring_end(Machine::a64(10, 0, Options::default()), Bits64, false);
+    stop_at_ring_end(Machine::a64(11, 0, Options::default()), Bits64, true);
+}
+
+#[test]
+fn t32_stop_when_ring_full() {
+    use hubble_format::Mode::Bits32;
+    stop_at_ring_end(
+        Machine::t32(10, 0, [4, 5, 6], Options::default()),
+        Bits32,
+        false,
+    );
+}

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
 # Peer tools read what `hubble export` writes (issue 7's proof):
 #   - .trace: Debian's dmtracedump (-o listing and profile report) against our decoder;
 #   - Perfetto: decoded with Perfetto's own schema (the `perfetto` wheel's descriptors),
@@ -11,6 +12,7 @@
 # 32-bit, wrapped rings (frames cut at the window start), different timer frequencies and
 # reference pairs, unresolved methods.
 set -euo pipefail
+# shellcheck source=../../scripts/lib/common.sh
 source "$(dirname "$0")/../../scripts/lib/common.sh"
 cd "$HUBBLE_ROOT"
 
@@ -86,13 +88,14 @@ PY
 t "dmtracedump check rejects a corrupted record" corrupt_trace
 
 bad_input() {
-  local f="$WORK/one/$(ls "$WORK/one" | grep hubble | head -1)" rc=0
-  head -c 200 "$f" > "$WORK/cut.hubble"
+  local rc=0 files=("$WORK/one/"*.hubble)
+  head -c 200 "${files[0]}" > "$WORK/cut.hubble"
   "$HUBBLE" export "$WORK/cut.hubble" --format perfetto -o "$WORK/never.pftrace" 2>"$WORK/err" || rc=$?
   [ "$rc" -eq 2 ] || { echo "exit $rc, want 2"; return 1; }
   [ "$(wc -l < "$WORK/err")" -eq 1 ] || { cat "$WORK/err"; return 1; }
   grep -q "cut.hubble" "$WORK/err" || { cat "$WORK/err"; return 1; }
-  [ ! -e "$WORK/never.pftrace" ] && ! ls -a "$WORK" | grep -q 'never.pftrace'
+  local leftovers=("$WORK"/*never.pftrace* "$WORK"/.*never.pftrace*)
+  for f in "${leftovers[@]}"; do [ ! -e "$f" ] || { echo "left behind: $f"; return 1; }; done
 }
 t "truncated input: exit 2, one line naming the file, no output" bad_input
 

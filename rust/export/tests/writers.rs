@@ -1,0 +1,248 @@
+//! The writers against the format crate's own decoder and call tree.
+
+use hubble_export::stream::{prepare, Merged, Step};
+use hubble_export::synth::{trace, Spec};
+use hubble_export::Input;
+use hubble_format::{build_tree, Mode, TraceFile, TreeOptions};
+
+fn specs() -> Vec<Spec> {
+    let mut out = Vec::new();
+    for (i, (mode, laps)) in [
+        (Mode::Bits64, 1.7),
+        (Mode::Bits64, 0.6),
+        (Mode::Bits32, 2.3),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        out.push(Spec {
+            mode,
+            laps,
+            seed: 100 + i as u64,
+            ring_slots: 3000,
+            tid: 100 + i as u32,
+            thread_name: format!("t{i}"),
+            timer_hz: [19_200_000, 24_000_000, 1_000_000_000][i],
+            start_counter: (1 << 34) * (i as u64 + 1),
+            wall_clock_ns: 1_700_000_000_000_000_000 + i as u64 * 1_000_000,
+            unresolved_every: 5,
+            ..Spec::default()
+        });
+    }
+    out
+}
+
+fn inputs(files: &[TraceFile]) -> Vec<Input<'_>> {
+    files.iter().map(|f| Input { file: f, name: "t" }).collect()
+}
+
+#[test]
+fn steps_are_the_call_tree_in_pre_order() {
+    for spec in specs() {
+        let file = trace(&spec);
+        let decoded = file.decode_events().unwrap();
+        let tree = build_tree(
+            &decoded.events,
+            file.header.reference_counter,
+            TreeOptions::default(),
+        );
+        let input = [Input {
+            file: &file,
+            name: "t",
+        }];
+        let prepared = prepare(&input, |_, _| {}).unwrap();
+        let before = tree
+            .frames
+            .iter()
+            .filter(|f| f.begins_before_window)
+            .count() as u64;
+        assert_eq!(prepared[0].shape.before, before, "{spec:?}");
+        let open = tree.frames.iter().filter(|f| f.open_at_end).count() as u64;
+        assert_eq!(prepared[0].shape.open_at_end, open, "{spec:?}");
+        let steps: Vec<_> = hubble_export::stream::ThreadSteps::new(input[0], &prepared[0].shape)
+            .unwrap()
+            .collect();
+        let entries: Vec<(u64, Option<u64>)> = steps
+            .iter()
+            .filter_map(|(c, s)| match s {
+                Step::Enter(m) => Some((*c, *m)),
+                Step::Exit => None,
+            })
+            .collect();
+        let frames: Vec<(u64, Option<u64>)> =
+            tree.frames.iter().map(|f| (f.start, f.method)).collect();
+        assert_eq!(entries, frames);
+        // Every frame's exit time: replay the steps with a stack.
+        let mut stack = Vec::new();
+        let mut ends = vec![0u64; frames.len()];
+        let mut next = 0;
+        for (c, s) in &steps {
+            match s {
+                Step::Enter(_) => {
+                    stack.push(next);
+                    next += 1;
+                }
+                Step::Exit => ends[stack.pop().unwrap()] = *c,
+            }
+        }
+        assert!(stack.is_empty());
+        let want: Vec<u64> = tree.frames.iter().map(|f| f.end).collect();
+        assert_eq!(ends, want);
+    }
+}
+
+#[test]
+fn merge_is_in_wall_clock_order_and_complete() {
+    let files: Vec<TraceFile> = specs().iter().map(trace).collect();
+    let inputs = inputs(&files);
+    let prepared = prepare(&inputs, |_, _| {}).unwrap();
+    let mut last = 0;
+    let mut per = vec![0usize; files.len()];
+    for (i, t, _) in Merged::new(&prepared).unwrap() {
+        assert!(t >= last);
+        last = t;
+        per[i] += 1;
+    }
+    for (i, p) in prepared.iter().enumerate() {
+        assert_eq!(per[i] as u64, 2 * (p.shape.before + p.shape.entries));
+    }
+}
+
+#[test]
+fn chrome_json_parses_and_balances() {
+    let files: Vec<TraceFile> = specs().iter().map(trace).collect();
+    let mut out = Vec::new();
+    hubble_export::chrome::write(&inputs(&files), &mut out).unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let events = doc["traceEvents"].as_array().unwrap();
+    let mut depth = std::collections::HashMap::new();
+    let mut begins = 0;
+    for e in events {
+        let key = (e["pid"].as_u64().unwrap(), e["tid"].as_u64().unwrap());
+        match e["ph"].as_str().unwrap() {
+            "B" => {
+                *depth.entry(key).or_insert(0i64) += 1;
+                begins += 1;
+                assert!(e["name"].is_string());
+            }
+            "E" => {
+                let d = depth.entry(key).or_insert(0i64);
+                *d -= 1;
+                assert!(*d >= 0);
+            }
+            "M" => {}
+            other => panic!("phase {other}"),
+        }
+    }
+    assert!(depth.values().all(|d| *d == 0));
+    let frames: usize = files
+        .iter()
+        .map(|f| {
+            let d = f.decode_events().unwrap();
+            build_tree(
+                &d.events,
+                f.header.reference_counter,
+                TreeOptions::default(),
+            )
+            .frames
+            .len()
+        })
+        .sum();
+    assert_eq!(begins, frames);
+}
+
+#[test]
+fn perfetto_round_trips_through_prost() {
+    use prost::Message;
+    let files: Vec<TraceFile> = specs().iter().map(trace).collect();
+    let mut out = Vec::new();
+    hubble_export::perfetto::write(&inputs(&files), &mut out).unwrap();
+    let trace = hubble_export::proto::Trace::decode(out.as_slice()).unwrap();
+    let mut begins = 0;
+    let mut ends = 0;
+    for p in &trace.packet {
+        if let Some(hubble_export::proto::trace_packet::Data::TrackEvent(e)) = &p.data {
+            match e.r#type {
+                Some(1) => begins += 1,
+                Some(2) => ends += 1,
+                other => panic!("type {other:?}"),
+            }
+        }
+    }
+    assert_eq!(begins, ends);
+    assert!(begins > 1000);
+}
+
+#[test]
+fn dot_trace_records_balance_per_thread() {
+    let files: Vec<TraceFile> = specs().iter().map(trace).collect();
+    let mut out = Vec::new();
+    hubble_export::android_trace::write(&inputs(&files), &mut out).unwrap();
+    let end = out.windows(5).position(|w| w == b"*end\n").unwrap() + 5;
+    let key = std::str::from_utf8(&out[..end]).unwrap();
+    assert!(key.starts_with("*version\n3\n"));
+    assert!(key.contains("clock=wall\n"));
+    let bin = &out[end..];
+    assert_eq!(&bin[0..4], b"SLOW");
+    assert_eq!(u16::from_le_bytes([bin[4], bin[5]]), 3);
+    assert_eq!(u16::from_le_bytes([bin[16], bin[17]]), 10);
+    let records = &bin[32..];
+    assert_eq!(records.len() % 10, 0);
+    let declared: usize = key
+        .lines()
+        .find_map(|l| l.strip_prefix("num-method-calls="))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(declared, records.len() / 10);
+    let mut stacks: std::collections::HashMap<u16, Vec<u32>> = Default::default();
+    let mut last = std::collections::HashMap::new();
+    for r in records.chunks_exact(10) {
+        let tid = u16::from_le_bytes([r[0], r[1]]);
+        let value = u32::from_le_bytes(r[2..6].try_into().unwrap());
+        let us = u32::from_le_bytes(r[6..10].try_into().unwrap());
+        assert!(us >= *last.get(&tid).unwrap_or(&0));
+        last.insert(tid, us);
+        let stack = stacks.entry(tid).or_default();
+        match value & 3 {
+            0 => stack.push(value >> 2),
+            1 => assert_eq!(stack.pop(), Some(value >> 2)),
+            a => panic!("action {a}"),
+        }
+    }
+    assert!(stacks.values().all(Vec::is_empty));
+    assert_eq!(stacks.len(), files.len());
+}
+
+#[test]
+fn svg_names_the_heaviest_stack() {
+    let file = trace(&Spec::default());
+    let input = [Input {
+        file: &file,
+        name: "t",
+    }];
+    let lines = hubble_export::folded::folded_lines(&input).unwrap();
+    let (heaviest, _) = lines
+        .iter()
+        .map(|l| {
+            let (stack, v) = l.rsplit_once(' ').unwrap();
+            (
+                stack.rsplit(';').next().unwrap().to_owned(),
+                v.parse::<u64>().unwrap(),
+            )
+        })
+        .max_by_key(|(_, v)| *v)
+        .unwrap();
+    let mut out = Vec::new();
+    hubble_export::folded::write_svg(&input, "t", &mut out).unwrap();
+    let svg = String::from_utf8(out).unwrap();
+    assert!(svg.contains("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert!(svg.contains(&format!("<title>{heaviest} (")), "{heaviest}");
+}
+
+#[test]
+fn nanoscope_takes_one_thread() {
+    let files: Vec<TraceFile> = specs().iter().map(trace).collect();
+    let err = hubble_export::nanoscope::write(&inputs(&files), &mut Vec::new()).unwrap_err();
+    assert!(err.to_string().contains("one thread"));
+}

@@ -17,8 +17,10 @@ for t in "$here"/*/; do
     javac --release 17 -Xlint:all -Werror -d "$out/$name/$part" "${files[@]}"
     n=$((n + ${#files[@]}))
   done
-  [ -f "$t/expected-stdout.txt" ] && [ -f "$t/info.txt" ] && [ -x "$t/run" ] \
-    || { echo "$name: expected-stdout.txt, info.txt and an executable run are required" >&2; exit 1; }
+  if [ ! -f "$t/expected-stdout.txt" ] || [ ! -f "$t/info.txt" ] || [ ! -x "$t/run" ]; then
+    echo "$name: expected-stdout.txt, info.txt and an executable run are required" >&2
+    exit 1
+  fi
 done
 [ $n -gt 0 ] || { echo "no run-test Java found" >&2; exit 1; }
 echo "javac: $n files compiled"

@@ -5,6 +5,7 @@
 # for those ISAs) and builds for x86_64 (Debian's libart.mk), and the runtime sources of patches
 # 0020-0039 compile in the trixie build root (made by stage 30).
 set -euo pipefail
+# shellcheck source=/dev/null
 source "$(dirname "$0")/../../scripts/lib/common.sh"
 
 hubble_log "interp-replay: runtime/hubble/trace_point.h vs RingWriter"

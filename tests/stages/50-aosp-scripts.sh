@@ -278,6 +278,39 @@ apply_missing_crates() {
 }
 t "aosp-apply: reports AOSP crates Android.bp needs" apply_missing_crates
 
+# The real series on the real tree: the pure AOSP art/ of android-14.0.0_r15 that the proving
+# ground fetched (stage 30, scripts/art-fetch) as a git checkout inside a fake AOSP top.
+AOSP_ART="$HUBBLE_CACHE/art/aosp"
+real_series() {
+  local top="$WORK/realtree" n
+  mkdir -p "$top/build"; cp "$FAKE/envsetup.sh" "$top/build/"
+  cp -al "$AOSP_ART" "$top/art" 2>/dev/null || cp -a "$AOSP_ART" "$top/art"
+  git -C "$top/art" init -q
+  git -C "$top/art" add -A
+  git -C "$top/art" -c user.email=t@example.com -c user.name=t commit -q -m "android-14.0.0_r15"
+  git -C "$top/art" config user.email t@example.com; git -C "$top/art" config user.name t
+  n="$(grep -cvE '^[[:space:]]*(#|$)' art-patches/series)"
+  expect_ok env -u HUBBLE_ART_PATCHES -u HUBBLE_ART_RUN_TESTS scripts/aosp-apply --aosp "$top" --dry-run --no-install
+  contains "$out" "$n to apply, 0 already applied, 0 conflicting patch(es), 0 conflicting file(s)"
+  expect_ok env -u HUBBLE_ART_PATCHES -u HUBBLE_ART_RUN_TESTS scripts/aosp-apply --aosp "$top" --no-install
+  [ "$(git -C "$top/art" rev-list --count HEAD)" = $((n + 2)) ] || fail "want $((n + 2)) commits: $(git -C "$top/art" log --oneline)"
+  expect_ok env -u HUBBLE_ART_PATCHES -u HUBBLE_ART_RUN_TESTS scripts/aosp-apply --aosp "$top" --no-install
+  contains "$out" "0 patch(es) applied, $n already applied"
+  # Every Android.bp the series changes still parses, and is no less bpfmt-clean than upstream.
+  local bp before after
+  while read -r bp; do
+    after="$(bpfmt -d "$top/art/$bp")" || fail "patched art/$bp does not parse: $after"
+    before="$(git -C "$top/art" show "HEAD~$n:$bp" > "$WORK/pristine.bp" && bpfmt -d "$WORK/pristine.bp")"
+    [ "$(wc -l <<<"$after")" -le "$(wc -l <<<"$before")" ] || fail "the series leaves art/$bp less bpfmt-clean:"$'\n'"$after"
+  done < <(git -C "$top/art" diff --name-only "HEAD~$n" -- '*.bp')
+  rm -rf "$top"
+}
+if [ -d "$AOSP_ART/runtime" ] && [ -s art-patches/series ]; then
+  t "aosp-apply: the real series with git am on android-14.0.0_r15's art/ (from stage 30's cache)" real_series
+else
+  printf '  skip  the real series on the real art/ (%s not fetched: scripts/art-fetch)\n' "$AOSP_ART"
+fi
+
 # ------------------------------------------------------------------------------- aosp-build
 hubble_log "aosp-build"
 build_cf() {

@@ -70,19 +70,25 @@ void EmitTracePointArm64(MacroAssembler* masm,
   const Register scratch = tp.scratch.X();
   VIXL_ASSERT(tp.offsets.limit == tp.offsets.cursor + 8);
   VIXL_ASSERT(kind == TraceKind::kExit || (!method.Is(cursor) && !method.Is(scratch)));
+  {
+    ExactAssemblyScope scope(masm, kMaxInline * kInstructionSize,
+                             ExactAssemblyScope::kMaximumSize);
+    masm->ldp(cursor, scratch, MemOperand(tp.tr, tp.offsets.cursor));
+    masm->cbz(cursor, &labels->done);
+    if (kind == TraceKind::kEntry) {
+      // One flag-setting pair decides both "pointer needs two slots" and "ring needs the slow
+      // path": when the upper half is non-zero CCMP forces C=1, so B.HS goes out of line.
+      masm->tst(method.X(), Operand(kUpperHalf));
+      masm->ccmp(cursor, Operand(scratch), CFlag, vixl::aarch64::eq);
+    } else {
+      masm->cmp(cursor, Operand(scratch));
+    }
+  }
+  // The out-of-line half sits at the end of the method, possibly beyond B.cond's +-1 MiB: the
+  // macro instruction registers the branch with VIXL's veneer pool (one B.HS as a rule).
+  masm->B(&labels->out_of_line, vixl::aarch64::hs);
   ExactAssemblyScope scope(masm, kMaxInline * kInstructionSize,
                            ExactAssemblyScope::kMaximumSize);
-  masm->ldp(cursor, scratch, MemOperand(tp.tr, tp.offsets.cursor));
-  masm->cbz(cursor, &labels->done);
-  if (kind == TraceKind::kEntry) {
-    // One flag-setting pair decides both "pointer needs two slots" and "ring needs the slow
-    // path": when the upper half is non-zero CCMP forces C=1, so B.HS goes out of line.
-    masm->tst(method.X(), Operand(kUpperHalf));
-    masm->ccmp(cursor, Operand(scratch), CFlag, vixl::aarch64::eq);
-  } else {
-    masm->cmp(cursor, Operand(scratch));
-  }
-  masm->b(&labels->out_of_line, vixl::aarch64::hs);
   masm->bind(&labels->resume);
   ReadCounter(masm, tp);
   if (kind == TraceKind::kExit) {

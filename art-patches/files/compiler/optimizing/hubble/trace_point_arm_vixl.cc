@@ -60,16 +60,21 @@ void EmitTracePointArmVIXL(MacroAssembler* masm,
   VIXL_ASSERT(!tp.cursor.Is(tp.lo) && !tp.cursor.Is(tp.hi) && !tp.lo.Is(tp.hi));
   VIXL_ASSERT(kind == TraceKind::kExit ||
               (!method.Is(tp.cursor) && !method.Is(tp.lo) && !method.Is(tp.hi)));
-  ExactAssemblyScope scope(masm, kMaxInlineBytes, ExactAssemblyScope::kMaximumSize);
-  masm->ldrd(tp.cursor, tp.lo, MemOperand(tp.tr, tp.offsets.cursor));
-  if (tp.cursor.IsLow()) {
-    masm->cbz(tp.cursor, &labels->done);
-  } else {
-    masm->cmp(tp.cursor, 0);
-    masm->b(vixl::aarch32::eq, Narrow, &labels->done);
+  {
+    ExactAssemblyScope scope(masm, kMaxInlineBytes, ExactAssemblyScope::kMaximumSize);
+    masm->ldrd(tp.cursor, tp.lo, MemOperand(tp.tr, tp.offsets.cursor));
+    if (tp.cursor.IsLow()) {
+      masm->cbz(tp.cursor, &labels->done);
+    } else {
+      masm->cmp(tp.cursor, 0);
+      masm->b(vixl::aarch32::eq, Narrow, &labels->done);
+    }
+    masm->cmp(tp.cursor, tp.lo);
   }
-  masm->cmp(tp.cursor, tp.lo);
-  masm->b(vixl::aarch32::hs, Wide, &labels->out_of_line);
+  // The out-of-line half sits at the end of the method: the macro instruction handles any
+  // distance (veneers), as ART's own slow-path branches do.
+  masm->B(vixl::aarch32::hs, &labels->out_of_line);
+  ExactAssemblyScope scope(masm, kMaxInlineBytes, ExactAssemblyScope::kMaximumSize);
   masm->bind(&labels->resume);
   ReadCounter(masm, tp);
   if (kind == TraceKind::kExit) {
@@ -89,6 +94,7 @@ void EmitTracePointOutOfLineArmVIXL(MacroAssembler* masm,
                                     TraceLabelsArmVIXL* labels) {
   (void)kind;  // every 32-bit record is one slot: entry and exit share the slow path
   Label stop;
+  Label carry_on;
   ExactAssemblyScope scope(masm, kMaxOutOfLineBytes, ExactAssemblyScope::kMaximumSize);
   masm->bind(&labels->out_of_line);
   // DMB ISH, not ISHLD: ARMv7 has no load-only barrier. Orders the LDRD before the loads
@@ -96,12 +102,15 @@ void EmitTracePointOutOfLineArmVIXL(MacroAssembler* masm,
   masm->dmb(vixl::aarch32::ISH);
   masm->ldr(Wide, tp.lo, MemOperand(tp.tr, tp.offsets.stop));
   masm->cmp(tp.lo, 0);
-  masm->b(vixl::aarch32::ne, Wide, &stop);
+  masm->b(vixl::aarch32::ne, Narrow, &stop);
   masm->ldr(Wide, tp.lo, MemOperand(tp.tr, tp.offsets.limit));
   masm->cmp(tp.cursor, tp.lo);
-  masm->b(vixl::aarch32::lo, Wide, &labels->resume);  // the LDRD saw a stale limit
+  // Cursor below the fresh limit: the LDRD saw a stale limit, carry on. Only unconditional
+  // B.W (+-16 MiB) goes back to the inline half, which may be far away.
+  masm->b(vixl::aarch32::lo, Narrow, &carry_on);
   // 32-bit mode: limit == end, nothing to pad; wrap.
   masm->ldr(Wide, tp.cursor, MemOperand(tp.tr, tp.offsets.begin));
+  masm->bind(&carry_on);
   masm->b(Wide, &labels->resume);
   // Stop requested: tracing off, barrier, then publish the end position.
   masm->bind(&stop);

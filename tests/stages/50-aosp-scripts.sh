@@ -311,6 +311,15 @@ else
   printf '  skip  the real series on the real art/ (%s not fetched: scripts/art-fetch)\n' "$AOSP_ART"
 fi
 
+# A run-test's native code is built into ART's libarttest only when art/test/Android.bp lists it
+# (libarttest-defaults srcs). Reported for the run-test's owner; not a failure of this stage.
+while IFS= read -r cc; do
+  rel="${cc#tests/art-run-test/}"
+  if ! grep -qsE "^\+.*\"${rel//./\\.}\"" art-patches/patches/*.patch; then
+    printf '  note  %s is not added to art/test/Android.bp (libarttest-defaults srcs) by any patch: on a device the run-test'"'"'s native methods will not load\n' "$cc"
+  fi
+done < <(find tests/art-run-test -mindepth 2 -name '*.cc' 2>/dev/null | LC_ALL=C sort)
+
 # ------------------------------------------------------------------------------- aosp-build
 hubble_log "aosp-build"
 build_cf() {

@@ -51,6 +51,9 @@ pub struct Config {
     /// How long a stop may take before the flush gives up (the thread may be in a long loop
     /// without calls; it stops at its next trace point and the next flush picks it up).
     pub stop_timeout: Duration,
+    /// Longest sleep between two polls of a stop (backing off from spinning and yielding);
+    /// zero = only yield (tests that flush in a tight loop).
+    pub max_poll_sleep: Duration,
 }
 
 impl Config {
@@ -71,6 +74,7 @@ impl Config {
             },
             loader_policy: LoaderPolicy::Resolve,
             stop_timeout: Duration::from_millis(200),
+            max_poll_sleep: Duration::from_millis(1),
         }
     }
 
@@ -583,8 +587,12 @@ impl<A: Art> Control<A> {
                 if now >= deadline {
                     return Err(RuntimeError::StopTimeout(h, self.config.stop_timeout));
                 }
-                std::thread::sleep(sleep.min(deadline - now));
-                sleep = (sleep * 2).min(Duration::from_millis(1));
+                if self.config.max_poll_sleep.is_zero() {
+                    std::thread::yield_now();
+                } else {
+                    std::thread::sleep(sleep.min(deadline - now));
+                    sleep = (sleep * 2).min(self.config.max_poll_sleep);
+                }
             }
         }
     }

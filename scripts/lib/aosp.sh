@@ -47,7 +47,7 @@ aosp_resolve_top() {  # aosp_resolve_top [DIR] -> prints absolute path
   printf '%s\n' "$top"
 }
 
-# Lunch targets. android-14.0.0_r15 takes <product>-<variant>; later trees with release
+# Lunch targets. android-14.0.0_r15 is expected to take <product>-<variant>; trees with release
 # configs take <product>-<release>-<variant> (trunk_staging when the tree defines it, else pass
 # --release NAME).
 AOSP_CF_PRODUCT=aosp_cf_arm64_phone

@@ -297,7 +297,7 @@ fn main() {
          register allocator gives T32 only high temps (CBZ takes r0-r7 only).\n\
          - ON <= 8 instructions: A64 exit 7, entry 8, entry with the pointer known < 4 GiB 7; \
          T32 entry 7, exit 8. Wrap, stale limit and stop run out of line (rare: once per ring \
-         lap or per stop); a two-slot A64 entry (pointer >= 4 GiB) costs 13.\n\
+         lap or per stop); a two-slot A64 entry (pointer >= 4 GiB) costs 15.\n\
          - <= 8 bytes per one-slot trace point: 8 (Nanoscope: 16 for every point)."
     )
     .unwrap();

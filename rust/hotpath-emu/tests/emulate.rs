@@ -74,24 +74,27 @@ fn stop_at_ring_end(mut m: Machine, mode: hubble_format::Mode, finish_wide: bool
             // The last record takes the two slots left: the cursor ends exactly at `end`.
             let wide = 0x0000_0042_1234_5670;
             let r = m.run(Kind::Entry, wide);
-            model.entry(wide, r.counters[0]).unwrap();
+            model.entry(wide, *r.counters.last().unwrap()).unwrap();
             expected.push(Record::Entry {
                 method: wide,
-                ts: r.counters[0],
+                ts: *r.counters.last().unwrap(),
             });
             continue;
         }
         let r = m.run(Kind::Exit, 0);
-        model.exit(r.counters[0]);
-        expected.push(Record::Exit { ts: r.counters[0] });
+        model.exit(*r.counters.last().unwrap());
+        expected.push(Record::Exit {
+            ts: *r.counters.last().unwrap(),
+        });
     }
     if finish_wide {
         assert_eq!(m.read_field(field::CURSOR), m.ring_end());
     }
     let full = m.read_field(field::CURSOR);
     m.control_request_stop();
-    let r = m.run(Kind::EntryNarrow, 0x1234_5670);
-    assert!(r.counters.is_empty());
+    let before = m.ring();
+    m.run(Kind::EntryNarrow, 0x1234_5670);
+    assert_eq!(m.ring(), before, "nothing stored after the stop request");
     assert_eq!(m.read_field(field::CURSOR), 0);
     assert_eq!(m.read_field(field::STOP), full);
     assert_eq!(full - ring, model.write_pos_bytes());
@@ -102,7 +105,9 @@ fn stop_at_ring_end(mut m: Machine, mode: hubble_format::Mode, finish_wide: bool
     m.control_start(full, 2);
     assert_eq!(m.ring(), model.slots());
     let r = m.run(Kind::EntryNarrow, 0x1234_5670);
-    model.entry(0x1234_5670, r.counters[0]).unwrap();
+    model
+        .entry(0x1234_5670, *r.counters.last().unwrap())
+        .unwrap();
     assert_eq!(m.ring(), model.slots());
     assert_eq!(m.read_field(field::CURSOR), ring + model.write_pos_bytes());
 }

@@ -116,10 +116,9 @@ pub fn run(m: &mut Machine, ops: usize, stop_at: usize, stale_at: usize) -> Stat
             m.control_request_stop();
             let before = m.ring();
             let r = m.run(kind, method);
-            assert!(
-                r.counters.is_empty(),
-                "a record was written after the stop request"
-            );
+            // A64 reads the counter before its branch; nothing may be stored after it (the
+            // ring is compared below).
+            assert!(r.counters.len() <= 1);
             assert!(r.out_of_line);
             assert_eq!(m.read_field(field::CURSOR), 0, "cursor not cleared");
             let end = m.read_field(field::STOP);
@@ -153,12 +152,13 @@ pub fn run(m: &mut Machine, ops: usize, stop_at: usize, stale_at: usize) -> Stat
 
         let cursor_before = m.read_field(field::CURSOR);
         let r = m.run(kind, method);
-        assert_eq!(
-            r.counters.len(),
-            1,
-            "{kind:?} must read the counter exactly once"
-        );
-        let ts = r.counters[0];
+        // One counter read on the fast path; the out-of-line half may read it again (A64 reads
+        // it before its branch): the record holds the last value read.
+        assert!(!r.counters.is_empty(), "{kind:?} read no counter");
+        if !r.out_of_line {
+            assert_eq!(r.counters.len(), 1, "{kind:?} must read the counter once");
+        }
+        let ts = *r.counters.last().unwrap();
         if let Some(last) = last_ts {
             assert!(
                 wrapping_ge(ts, last),

@@ -8,9 +8,8 @@
  *     cbz   x16, done                    ; tracing off: 2 instructions
  *     tst   xM, #0xffffffff00000000      ; Z = pointer fits 32 bits
  *     ccmp  x16, x17, #C, eq             ; fits ? (cursor - limit) : force C=1 ("hs")
+ *     mrs   x17, cntvct_el0              ; in the flags' shadow; the limit is dead here
  *     b.hs  out_of_line                  ; wide pointer, ring full or stop doorbell
- *   resume:
- *     mrs   x17, cntvct_el0
  *     stp   wM, w17, [x16], #8           ; hi = ts, lo = ptr   (exit: wzr)
  *     str   x16, [x19, #cursor]
  *   done:
@@ -44,13 +43,25 @@ constexpr uint64_t kUpperHalf = UINT64_C(0xffffffff00000000);
 
 // Upper bound of instructions in each half (the scopes use kMaximumSize).
 constexpr size_t kMaxInline = 10;
-constexpr size_t kMaxOutOfLine = 32;
+constexpr size_t kMaxOutOfLine = 40;
 
 void ReadCounter(MacroAssembler* masm, const TracePointArm64& tp) {
   if (tp.options.isb_before_counter) {
     masm->isb();
   }
   masm->mrs(tp.scratch, kCntvctEl0);
+}
+
+// The one-slot record (entry: lo = pointer, exit: lo = 0; hi = ts) and the cursor update.
+void EmitStore(MacroAssembler* masm, const TracePointArm64& tp, TraceKind kind, Register method) {
+  const Register cursor = tp.cursor.X();
+  const Register scratch = tp.scratch.X();
+  if (kind == TraceKind::kExit) {
+    masm->stp(vixl::aarch64::wzr, scratch.W(), MemOperand(cursor, 8, PostIndex));
+  } else {
+    masm->stp(method.W(), scratch.W(), MemOperand(cursor, 8, PostIndex));
+  }
+  masm->str(cursor, MemOperand(tp.tr, tp.offsets.cursor));
 }
 
 }  // namespace
@@ -84,19 +95,19 @@ void EmitTracePointArm64(MacroAssembler* masm,
       masm->cmp(cursor, Operand(scratch));
     }
   }
+  // The counter read goes between the compare and its branch: on an in-order core it fills
+  // the compare's flag latency. It overwrites the limit, which only the out-of-line half needs
+  // again (and reloads).
+  {
+    ExactAssemblyScope scope(masm, 2 * kInstructionSize, ExactAssemblyScope::kMaximumSize);
+    ReadCounter(masm, tp);
+  }
   // The out-of-line half sits at the end of the method, possibly beyond B.cond's +-1 MiB: the
   // macro instruction registers the branch with VIXL's veneer pool (one B.HS as a rule).
   masm->B(&labels->out_of_line, vixl::aarch64::hs);
   ExactAssemblyScope scope(masm, kMaxInline * kInstructionSize,
                            ExactAssemblyScope::kMaximumSize);
-  masm->bind(&labels->resume);
-  ReadCounter(masm, tp);
-  if (kind == TraceKind::kExit) {
-    masm->stp(vixl::aarch64::wzr, scratch.W(), MemOperand(cursor, 8, PostIndex));
-  } else {
-    masm->stp(method.W(), scratch.W(), MemOperand(cursor, 8, PostIndex));
-  }
-  masm->str(cursor, MemOperand(tp.tr, tp.offsets.cursor));
+  EmitStore(masm, tp, kind, method);
   masm->bind(&labels->done);
 }
 
@@ -117,7 +128,10 @@ void EmitTracePointOutOfLineArm64(MacroAssembler* masm,
                            ExactAssemblyScope::kMaximumSize);
   masm->bind(&labels->out_of_line);
   if (kind == TraceKind::kEntry) {
-    // Here because the pointer is wide, the ring needs the slow path, or both.
+    // Here because the pointer is wide, the ring needs the slow path, or both. The limit
+    // register holds the counter now: reload the limit (same address as the LDP's, so at
+    // least as new as what the LDP saw).
+    masm->ldr(scratch, MemOperand(tr, tp.offsets.limit));
     masm->cmp(cursor, Operand(scratch));
     masm->b(&slow, vixl::aarch64::hs);
     // Two-slot entry: the full pointer, then hi = ts, lo = 1. cursor < limit = end - 8, so
@@ -151,7 +165,11 @@ void EmitTracePointOutOfLineArm64(MacroAssembler* masm,
     masm->tst(method.X(), Operand(kUpperHalf));
     masm->b(&wide, vixl::aarch64::ne);
   }
-  masm->b(&labels->resume);
+  // Resume: the one-slot record with a fresh counter value.
+  masm->bind(&labels->resume);
+  ReadCounter(masm, tp);
+  EmitStore(masm, tp, kind, method);
+  masm->b(&labels->done);
   // Stop requested: tracing off first, then publish the end position with release semantics
   // (the ring and the cleared cursor are visible before the control thread sees stop > 1, so
   // a restart's cursor store can never be overwritten by this thread's late clear).

@@ -27,8 +27,8 @@ struct TracePointArm64 {
   TracePointOptions options;
 };
 
-// Labels shared by the two halves. The inline half binds `resume` and `done`; the out-of-line
-// half binds `out_of_line` (and its own local labels) and branches back to them.
+// Labels shared by the two halves. The inline half binds `done`; the out-of-line half binds
+// `out_of_line` and `resume` (and its own local labels) and branches back to `done`.
 struct TraceLabelsArm64 {
   vixl::aarch64::Label out_of_line;
   vixl::aarch64::Label resume;

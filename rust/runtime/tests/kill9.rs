@@ -1,0 +1,125 @@
+//! kill -9 during flush, repeated, from a child process: a file under a final `.hubble` name is
+//! always complete (parses, CRC matches); what a killed flush leaves is a `.…hubble.tmp` file,
+//! which the next flush of a live process removes once its owner is dead.
+#![cfg(not(loom))]
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hubble_format::{Mode, TraceFile};
+use hubble_runtime::flush::FsStorage;
+use hubble_runtime::props::{FakeProperties, CONSENT};
+use hubble_runtime::testing::{FakeArt, FakeThread};
+use hubble_runtime::{Config, Control};
+
+const CHILD: &str = "HUBBLE_KILL9_CHILD";
+
+fn control(dir: &Path) -> Control<FakeArt> {
+    let props = Arc::new(FakeProperties::default());
+    props.set(CONSENT, "1");
+    let mut cfg = Config::new("com.kill", "com.kill", dir.to_path_buf());
+    cfg.ring_bytes = 4 << 20;
+    cfg.mode = Mode::Bits64;
+    cfg.max_files = 1000;
+    cfg.max_bytes = u64::MAX;
+    Control::new(FakeArt::default(), cfg, props, Box::new(FsStorage))
+}
+
+/// The child: fill the ring, flush, forever (until killed).
+fn child(dir: &Path) -> ! {
+    let c = control(dir);
+    let t = FakeThread::new();
+    c.thread_attached(t.handle(), 1, "main", true);
+    c.start_tracing().unwrap();
+    let mut ts = 0u32;
+    loop {
+        t.to_runnable();
+        for i in 0..50_000u64 {
+            t.entry(Mode::Bits64, 0x1000 + 16 * (i % 5000), ts);
+            t.exit(ts + 1);
+            ts = ts.wrapping_add(2);
+        }
+        t.to_native();
+        // Tell the parent a flush begins, so its kill lands inside one.
+        use std::io::Write;
+        let mut out = std::io::stdout();
+        out.write_all(b"F").unwrap();
+        out.flush().unwrap();
+        c.flush(t.handle(), "kill9").unwrap();
+    }
+}
+
+#[test]
+fn kill9_during_flush_never_leaves_a_partial_file() {
+    if let Some(dir) = std::env::var_os(CHILD) {
+        child(Path::new(&dir));
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("hubble");
+    let exe = std::env::current_exe().unwrap();
+    let rounds = 10;
+    let mut tmp_left_total = 0;
+    for round in 0..rounds {
+        let mut child = std::process::Command::new(&exe)
+            .args(["--exact", "kill9_during_flush_never_leaves_a_partial_file"])
+            .env(CHILD, &dir)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Kill at a different point of a flush each round: 0-720 ms after it began (a 4 MiB
+        // flush, copy, CRC and fsync included, takes about that long in a debug build).
+        use std::io::Read;
+        let mut marker = [0u8; 1];
+        let mut stdout = child.stdout.take().unwrap();
+        for _ in 0..1 {
+            stdout.read_exact(&mut marker).unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(80 * round));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        for e in std::fs::read_dir(&dir).into_iter().flatten() {
+            let p = e.unwrap().path();
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            if name.ends_with(".hubble") {
+                TraceFile::read(&p).unwrap_or_else(|e| panic!("{name} is partial: {e}"));
+            } else {
+                assert!(name.starts_with('.') && name.ends_with(".hubble.tmp"), "{name}");
+                tmp_left_total += 1;
+            }
+        }
+    }
+    let finals = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".hubble")
+        })
+        .count();
+    println!(
+        "kill -9: {rounds} rounds, {finals} complete files, temporary files seen after kills: \
+         {tmp_left_total}"
+    );
+    assert!(finals > 0, "the children flushed at least once");
+    // A live process's flush removes the dead children's temporary files.
+    let c = control(&dir);
+    let t = FakeThread::new();
+    c.thread_attached(t.handle(), 1, "main", true);
+    c.start_tracing().unwrap();
+    c.flush(t.handle(), "cleanup").unwrap();
+    let tmps = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".tmp")
+        })
+        .count();
+    assert_eq!(tmps, 0, "stale temporary files of dead processes are removed");
+}

@@ -3,6 +3,7 @@
 # tests): the emulator tests once more by name so a skipped qemu run cannot pass silently,
 # and docs/performance.md must match what the emitted code measures today.
 set -euo pipefail
+# shellcheck source=../../scripts/lib/common.sh
 source "$(dirname "$0")/../../scripts/lib/common.sh"
 cd "$HUBBLE_ROOT/rust"
 [ -z "${HUBBLE_SKIP_QEMU:-}" ] || hubble_die "HUBBLE_SKIP_QEMU is set: the qemu-aarch64 run is required in CI"

@@ -8,8 +8,9 @@ with its own Blueprint parser and checks what bpfmt cannot:
     resolves; every dependency on a module defined elsewhere in AOSP is listed in
     tests/aosp/aosp-modules.txt (the record of names this file assumes, with where they live);
   * every source path and glob names files that exist in the repository;
-  * each Rust module's crate_name matches its Cargo crate, and every (non-optional) Cargo
-    dependency of that crate appears in the module's rustlibs under its AOSP name;
+  * each Rust module's crate_name matches its Cargo crate, every (non-optional) Cargo
+    dependency of that crate appears in the module's rustlibs under its AOSP name, and the
+    crate's default Cargo features are listed in `features` (Soong enables none by itself);
   * the cxx bridge genrules read the file that holds the runtime crate's #[cxx::bridge], and
     an ART file that includes a generated *.rs.h header uses the path the genrule writes;
   * names the ART patches add to art/runtime/Android.bp that look like ours are defined here.
@@ -282,7 +283,7 @@ def cargo_deps(cargo_toml):
     pkg = data.get("package", {}).get("name", "")
     lib_name = data.get("lib", {}).get("name", pkg.replace("-", "_"))
     bins = [b.get("name") for b in data.get("bin", [])]
-    return deps, lib_name, bins, build_script
+    return deps, lib_name, bins, build_script, data.get("features", {}).get("default", [])
 
 
 NOTES = []
@@ -364,7 +365,12 @@ def check(root, bp_path, known_path):
             if not os.path.exists(cargo):
                 problems.append(f"{where}: no Cargo.toml at {crate_dir}")
                 continue
-            deps, lib_name, bins, build_script = cargo_deps(cargo)
+            deps, lib_name, bins, build_script, defaults = cargo_deps(cargo)
+            features = set(flat_strings(walk_props(m, "features")))
+            for feat in defaults:
+                if feat not in features:
+                    problems.append(f"{where}: {crate_dir}/Cargo.toml enables feature '{feat}' by "
+                                    f"default; Soong enables none by default: add it to features")
             if build_script and "cxx" in deps:
                 NOTES.append(f"{name}: {crate_dir}/build.rs is not run by Soong; the cxxbridge "
                              f"genrules generate the bridge's C++ instead")
@@ -399,7 +405,7 @@ def check(root, bp_path, known_path):
                 with open(full, encoding="utf-8") as f:
                     if re.search(r"#\[cxx::bridge", f.read()):
                         bridge_files.append(os.path.relpath(full, root))
-    runtime_deps, _, _, _ = cargo_deps(os.path.join(root, "rust", "runtime", "Cargo.toml"))
+    runtime_deps, _, _, _, _ = cargo_deps(os.path.join(root, "rust", "runtime", "Cargo.toml"))
     if not bridge_rules:
         problems.append("no cxxbridge genrule")
     headers = set()

@@ -201,6 +201,8 @@ pub struct Flushed {
     pub slots: usize,
     /// Distinct methods symbolized.
     pub symbols: usize,
+    /// Time spent: stop + copy-out + restart, symbolization, serialization, write + fsync.
+    pub phases: [Duration; 4],
 }
 
 /// The control plane of one process.
@@ -639,6 +641,7 @@ impl<A: Art> Control<A> {
     /// The flush under a held gate (shared by a flush, exclusive by the ClassLoader hook).
     fn flush_gated(&self, thread: ThreadHandle, reason: &str) -> Result<Flushed, RuntimeError> {
         let consent = self.consent();
+        let t0 = Instant::now();
         let mut window = lock(&self.window);
         let (header, window_epoch) = {
             let mut reg = self.registry();
@@ -684,9 +687,12 @@ impl<A: Art> Control<A> {
                 path: None,
                 slots: window.len(),
                 symbols: 0,
+                phases: [t0.elapsed(), Duration::ZERO, Duration::ZERO, Duration::ZERO],
             });
         }
+        let t1 = Instant::now();
         let symbols = self.symbolize(&window, window_epoch)?;
+        let t2 = Instant::now();
         let n_symbols = symbols.len();
         let unix_ms = header.wall_clock_ns / 1_000_000;
         let tid = header.tid;
@@ -698,6 +704,7 @@ impl<A: Art> Control<A> {
         let bytes = file.to_bytes();
         *window = file.window;
         let bytes = bytes?;
+        let t3 = Instant::now();
         let dir = &self.config.dir;
         let io = |path: &std::path::Path| {
             let path = path.to_path_buf();
@@ -720,6 +727,7 @@ impl<A: Art> Control<A> {
             path: Some(path),
             slots: window.len(),
             symbols: n_symbols,
+            phases: [t1 - t0, t2 - t1, t3 - t2, t3.elapsed()],
         })
     }
 
@@ -775,6 +783,21 @@ impl<A: Art> Control<A> {
         let mut owned = Vec::new();
         self.art.loader_methods(loader, &mut owned);
         if owned.is_empty() {
+            // ART could not say which methods die (no class table): any ring may hold one.
+            // Flush them all, so that no buffered pointer outlives its memory.
+            warn!("hubble: class loader {loader:#x} unloads, methods unknown: flushing all rings");
+            let traced: Vec<ThreadHandle> = self
+                .registry()
+                .threads
+                .iter()
+                .filter(|(_, e)| e.traced.is_some())
+                .map(|(h, _)| *h)
+                .collect();
+            for h in traced {
+                let r = self.flush_gated(h, "class-loader-unload");
+                let _ = self.finish(r, "class-loader-unload");
+            }
+            drop(gate);
             return 0;
         }
         let set: PointerSet = owned.iter().copied().collect();

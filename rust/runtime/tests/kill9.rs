@@ -85,7 +85,10 @@ fn kill9_during_flush_never_leaves_a_partial_file() {
             if name.ends_with(".hubble") {
                 TraceFile::read(&p).unwrap_or_else(|e| panic!("{name} is partial: {e}"));
             } else {
-                assert!(name.starts_with('.') && name.ends_with(".hubble.tmp"), "{name}");
+                assert!(
+                    name.starts_with('.') && name.ends_with(".hubble.tmp"),
+                    "{name}"
+                );
                 tmp_left_total += 1;
             }
         }
@@ -121,5 +124,8 @@ fn kill9_during_flush_never_leaves_a_partial_file() {
                 .ends_with(".tmp")
         })
         .count();
-    assert_eq!(tmps, 0, "stale temporary files of dead processes are removed");
+    assert_eq!(
+        tmps, 0,
+        "stale temporary files of dead processes are removed"
+    );
 }

@@ -112,7 +112,11 @@ fn check_file(bytes: &[u8], previous: &mut Check, last_written_now: u32) {
                         "consecutive trace points: no gap, no tear"
                     );
                 } else if let Some(p) = previous.last_ts {
-                    assert!(ts > p, "windows follow each other in stream order");
+                    // Sequence numbers wrap (u32, like the timer's low half): compare mod 2^32.
+                    assert!(
+                        (ts.wrapping_sub(p) as i32) > 0,
+                        "windows follow each other in stream order"
+                    );
                 }
                 last = Some(ts);
                 if let Record::Entry { method, .. } = *r {

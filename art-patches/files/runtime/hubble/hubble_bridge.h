@@ -31,6 +31,9 @@
  *       call LoaderMethods and ResolveMethods. Call it with the thread NOT holding the
  *       mutator lock (wrap in ScopedThreadSuspension if runnable): it may wait for a flush
  *       in progress, whose ResolveMethods needs the mutator lock.
+ *       Prefer ClassLoaderUnloadingWithTable below (C++ only): with the loader's ClassTable,
+ *       LoaderMethods can enumerate the dying methods exactly; without it LoaderMethods is
+ *       empty and the control plane conservatively flushes every traced ring.
  *   void art::hubble::AnomalyReported(rust::Str reason);
  *       An anomaly detector fired: flush the traced threads (asynchronous, never blocks).
  *
@@ -47,7 +50,16 @@
 #include "rust/cxx.h"
 
 namespace art {
+
+class ClassTable;
+class LinearAlloc;
+
 namespace hubble {
+
+// ClassLinker::DeleteClassLoader(self, data, ...): call as
+//   hubble::ClassLoaderUnloadingWithTable(data.allocator, data.class_table)
+// before data.allocator is freed (same thread rules as ClassLoaderUnloading, which it calls).
+void ClassLoaderUnloadingWithTable(LinearAlloc* allocator, const ClassTable* class_table);
 
 // Address of thread->tlsPtr_.hubble_cursor; hubble_limit, _stop, _begin, _end follow it.
 size_t BlockAddress(size_t thread);
@@ -68,7 +80,8 @@ void UnlockThreadState(size_t thread);
 // taken with ScopedObjectAccess unless the caller already holds it).
 void ResolveMethods(rust::Slice<const uint64_t> methods, rust::Vec<rust::String>& out);
 
-// Every ArtMethod* allocated in the LinearAlloc `loader` (the class loader being unloaded).
+// Every ArtMethod* allocated in the LinearAlloc `loader` (the class loader being unloaded),
+// from the ClassTable given to ClassLoaderUnloadingWithTable; empty if none was given.
 void LoaderMethods(size_t loader, rust::Vec<uint64_t>& out);
 
 // The generic timer (the clock every trace point reads) and the wall clock.

@@ -246,3 +246,29 @@ fn nanoscope_takes_one_thread() {
     let err = hubble_export::nanoscope::write(&inputs(&files), &mut Vec::new()).unwrap_err();
     assert!(err.to_string().contains("one thread"));
 }
+
+#[test]
+fn a_window_with_no_calls_exports_without_panicking() {
+    let file = trace(&Spec {
+        laps: 0.0,
+        ..Spec::default()
+    });
+    assert!(file
+        .decode_events()
+        .unwrap()
+        .events
+        .iter()
+        .all(|e| e.kind == hubble_format::EventKind::Start));
+    let input = [Input {
+        file: &file,
+        name: "empty",
+    }];
+    let mut out = Vec::new();
+    hubble_export::perfetto::write(&input, &mut out).unwrap();
+    hubble_export::android_trace::write(&input, &mut out).unwrap();
+    hubble_export::chrome::write(&input, &mut out).unwrap();
+    hubble_export::folded::write_folded(&input, &mut out).unwrap();
+    hubble_export::nanoscope::write(&input, &mut out).unwrap();
+    let err = hubble_export::folded::write_svg(&input, "t", &mut out).unwrap_err();
+    assert!(err.to_string().contains("nothing to draw"));
+}

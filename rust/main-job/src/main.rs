@@ -1,0 +1,188 @@
+//! `main-job`: see the crate docs and scripts/main-job.
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context as _, Result};
+use clap::{Parser, Subcommand};
+use hubble_hotpath_emu::{emit_t32, thread_offsets, Kind, Options, Terminator};
+use hubble_main_job::{guest, run};
+
+#[derive(Parser)]
+#[command(
+    name = "main-job",
+    about = "The Hubble main job on the host (see scripts/main-job)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Emit the A64 and T32 trace points with ART's emitters and write their listings.
+    Emit {
+        /// Output directory.
+        #[arg(long, default_value = "out/main-job")]
+        out: PathBuf,
+    },
+    /// Run the cold-start workload through the emitted A64 bytes under the real control plane,
+    /// and check every flushed file slot for slot.
+    Run {
+        /// Method invocations in the stream (the paper's cold starts: 250k-420k).
+        #[arg(long, default_value_t = 400_000)]
+        invocations: usize,
+        /// Ring size in KiB (power of two; smaller than the stream so it wraps).
+        #[arg(long, default_value_t = 4096)]
+        ring_kib: usize,
+        /// Seed of the stream.
+        #[arg(long, default_value_t = 0x4855_4242_4c45)]
+        seed: u64,
+        /// Jank detector threshold (ms).
+        #[arg(long, default_value_t = 100)]
+        jank_threshold_ms: u64,
+        /// Self time of the janky frame's app methods (ms of emulated work).
+        #[arg(long, default_value_t = 600)]
+        jank_ms: u64,
+        /// Output directory (the app data directory and report.json go here).
+        #[arg(long, default_value = "out/main-job")]
+        out: PathBuf,
+    },
+}
+
+fn emit(out: &PathBuf) -> Result<()> {
+    std::fs::create_dir_all(out)?;
+    let code = guest::code();
+    let mut a64 = String::new();
+    a64.push_str(&format!(
+        "# A64 trace points from art-patches/files/compiler/optimizing/hubble/trace_point_arm64.cc\n# (VIXL {}), x19 = Thread*, x0 = ArtMethod*, block at Thread+{} (art-patches/thread-offsets.txt: {:?})\n",
+        "5.1 (libvixl-dev)",
+        guest::block_offset(),
+        thread_offsets::A64
+    ));
+    for (name, kind) in [
+        ("entry", Kind::Entry),
+        ("entry, pointer known < 4 GiB", Kind::EntryNarrow),
+        ("exit", Kind::Exit),
+    ] {
+        let blob = hubble_hotpath_emu::emit_a64(
+            kind,
+            0,
+            &thread_offsets::A64,
+            Options {
+                isb: false,
+                terminator: Terminator::Return,
+            },
+        );
+        a64.push_str(&format!(
+            "\n## {name} ({} bytes)\n{}",
+            blob.bytes.len(),
+            guest::listing(false, &blob)
+        ));
+    }
+    a64.push_str("\n## the main job's driver loop (hand-encoded, rust/main-job/src/guest.rs)\n");
+    for i in guest::disassemble(false, &code.bytes[..guest::label::DONE as usize + 4], 0) {
+        a64.push_str(&format!(
+            "  {:4}: {:<8} {}\n",
+            i.offset, i.mnemonic, i.operands
+        ));
+    }
+    let mut t32 = format!(
+        "# T32 trace points from art-patches/files/compiler/optimizing/hubble/trace_point_arm_vixl.cc\n# r9 = Thread*, r0 = ArtMethod*, temps r4 r5 r6, block at Thread+{:?}\n",
+        thread_offsets::ARM32
+    );
+    for (name, kind) in [("entry", Kind::Entry), ("exit", Kind::Exit)] {
+        let blob = emit_t32(
+            kind,
+            0,
+            [4, 5, 6],
+            &thread_offsets::ARM32,
+            Options {
+                isb: false,
+                terminator: Terminator::Return,
+            },
+        );
+        t32.push_str(&format!(
+            "\n## {name} ({} bytes)\n{}",
+            blob.bytes.len(),
+            guest::listing(true, &blob)
+        ));
+    }
+    std::fs::write(out.join("sequences-a64.txt"), &a64)?;
+    std::fs::write(out.join("sequences-t32.txt"), &t32)?;
+    print!("{a64}\n{t32}");
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Cmd::Emit { out } => emit(&out),
+        Cmd::Run {
+            invocations,
+            ring_kib,
+            seed,
+            jank_threshold_ms,
+            jank_ms,
+            out,
+        } => (|| {
+            std::fs::create_dir_all(&out)?;
+            let params = run::Params {
+                invocations,
+                ring_bytes: ring_kib.next_power_of_two() * 1024,
+                seed,
+                out: out.clone(),
+                jank_threshold_ms,
+                jank_ms,
+                chunk_ops: 50_000,
+                verbose: true,
+            };
+            let report = run::run(&params)?;
+            let json = run::report_json(&report);
+            std::fs::write(out.join("report.json"), &json).context("report.json")?;
+            print_report(&report);
+            Ok(())
+        })(),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("main-job: error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn print_report(r: &run::Report) {
+    println!(
+        "stream: {} ops = {} invocations, {} exceptions (multi-frame unwinds), depth {}, methods {} < 4 GiB / {} > 4 GiB",
+        r.ops, r.invocations, r.exceptions, r.max_depth, r.methods_low_high.0, r.methods_low_high.1
+    );
+    println!(
+        "emulated in {} ms; {} records written by the emitted A64; ring {} KiB; stops: {} cooperative, {} forced",
+        r.emulate_ms, r.records_written, r.ring_bytes >> 10, r.cooperative_stops, r.forced_stops
+    );
+    if let Some((op, ms)) = r.detector_fired_at {
+        println!(
+            "jank detector: frame #{} (ops {}..{}) running {} ms at op {} → flush",
+            r.jank_frame.0, r.jank_frame.1, r.jank_frame.2, ms, op
+        );
+    }
+    for f in &r.files {
+        println!(
+            "{}\n  reason {:<18} stop {:<24} at op {} (ring offset {:#x}); window = ops {}..{}: {} records in {} slots ({} pad, start record {}) — SLOT FOR SLOT = the stream; {} symbols{}",
+            f.path.display(),
+            f.reason,
+            if f.forced { "forced (thread native)" } else { "cooperative (doorbell)" },
+            f.stop_op,
+            f.write_pos,
+            f.first_op,
+            f.stop_op,
+            f.records,
+            f.slots,
+            f.pads,
+            if f.has_start { "kept" } else { "overwritten: the ring wrapped" },
+            f.symbols,
+            f.restart_op.map_or(String::new(), |o| format!("; tracing resumed at op {o} ({} ops after the stop)", o - f.stop_op)),
+        );
+    }
+}

@@ -1,0 +1,68 @@
+//! A shortened main job through the same path as scripts/main-job: the emitted A64 bytes in
+//! unicorn, the real control thread, a jank flush (cooperative stop) and a property flush
+//! (forced stop), every file checked slot for slot; then a tampered file must fail the check.
+use hubble_format::TraceFile;
+use hubble_main_job::run::{run, Params};
+
+#[test]
+fn short_main_job_flushes_match_the_stream_and_tampering_is_caught() {
+    let tmp = tempfile::tempdir().unwrap();
+    let params = Params {
+        invocations: 30_000,
+        ring_bytes: 64 << 10,
+        seed: 42,
+        out: tmp.path().to_path_buf(),
+        jank_threshold_ms: 60,
+        jank_ms: 250,
+        chunk_ops: 10_000,
+        verbose: true,
+    };
+    let report = run(&params).expect("main job");
+    assert_eq!(
+        report.files.len(),
+        2,
+        "a jank file and a startup-complete file"
+    );
+    let jank = &report.files[0];
+    assert_eq!(jank.reason, "jank");
+    assert!(
+        !jank.forced,
+        "the jank stop is answered by the running thread"
+    );
+    let (_, frame_start, frame_end) = report.jank_frame;
+    assert!(
+        jank.stop_op >= frame_start && jank.stop_op < frame_end,
+        "stopped inside the janky frame"
+    );
+    assert!(
+        !jank.has_start,
+        "the 64 KiB ring wrapped: the window is a suffix"
+    );
+    let done = &report.files[1];
+    assert_eq!(done.reason, "startup-complete");
+    assert!(done.forced, "the idle thread (native) is force-stopped");
+    assert!(jank.restart_op.unwrap() >= jank.stop_op);
+    assert!(report.methods_low_high.0 > 0 && report.methods_low_high.1 > 0);
+
+    // The check is not vacuous: one entry's pointer swapped for another method's fails it.
+    let mut file = TraceFile::read(&jank.path).unwrap();
+    let (i, other) = {
+        let methods: Vec<u64> = file
+            .symbols
+            .keys()
+            .copied()
+            .filter(|m| m >> 32 == 0)
+            .collect();
+        let i = file
+            .window
+            .iter()
+            .rposition(|s| (*s as u32) > 3 && methods.contains(&u64::from(*s as u32)))
+            .unwrap();
+        let current = u64::from(file.window[i] as u32);
+        (i, *methods.iter().find(|m| **m != current).unwrap())
+    };
+    file.window[i] = (file.window[i] & !0xffff_ffff) | other;
+    file.write_atomic(&jank.path).unwrap();
+    let err = report.evidence.check(params.ring_bytes).unwrap_err();
+    assert!(err.to_string().contains("slot"), "{err}");
+}

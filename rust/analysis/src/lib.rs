@@ -15,6 +15,7 @@
 pub mod chains;
 pub mod signatures;
 pub mod summary;
+pub mod tasks;
 pub mod top;
 pub mod walk;
 

@@ -264,3 +264,32 @@ pub fn run_summary(args: SummaryArgs) -> Result<()> {
         Ok(())
     })
 }
+
+pub fn run_tasks(args: Common) -> Result<()> {
+    let loaded = load_all(&args.files)?;
+    let report = hubble_analysis::tasks::tasks(&inputs(&loaded))?;
+    with_output(args.output.as_deref(), |out| {
+        if args.json {
+            return json(out, &report);
+        }
+        for t in &report {
+            writeln!(out, "thread {} (tid {})", t.thread, t.tid)?;
+            for (api, n) in &t.scheduled {
+                writeln!(out, "  scheduled {n:>6} x {api}")?;
+            }
+            for e in &t.executions {
+                writeln!(
+                    out,
+                    "  {:>6} x {:>10} ms total {:>10} ms max {:>4} over 16 ms  {}  (via {})",
+                    e.count,
+                    ms(e.total_ns),
+                    ms(e.max_ns),
+                    e.over_16ms,
+                    e.task,
+                    e.dispatcher
+                )?;
+            }
+        }
+        Ok(())
+    })
+}

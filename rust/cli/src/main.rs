@@ -41,6 +41,8 @@ enum Command {
     Match(analyze::MatchArgs),
     /// The privacy-preserving summary meant to leave the device.
     Summary(analyze::SummaryArgs),
+    /// Asynchronous tasks (DiagDroid style): executions per thread and task, scheduling calls.
+    Tasks(analyze::Common),
 }
 
 fn main() -> ExitCode {
@@ -53,6 +55,7 @@ fn main() -> ExitCode {
         Command::Chains(args) => analyze::run_chains(args),
         Command::Match(args) => analyze::run_match(args),
         Command::Summary(args) => analyze::run_summary(args),
+        Command::Tasks(args) => analyze::run_tasks(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,156 @@
+//! `hubble tasks`: a DiagDroid-style report of asynchronous tasks (DiagDroid §4–5), from what a
+//! method trace shows.
+//!
+//! * **Executions.** A frame of a known dispatcher is one task execution: `Handler.dispatchMessage`,
+//!   `ThreadPoolExecutor.runWorker`, `AsyncTask…doInBackground`, `AsyncTask…onPostExecute`,
+//!   `IntentService…onHandleIntent`. The task is named by the dispatcher's longest direct callee
+//!   (its `run()`, `handleMessage()` …), or by the dispatcher itself when it calls nothing.
+//!   Per thread and task: count, total and longest execution time, and how many took longer
+//!   than a frame (16 ms).
+//! * **Scheduling.** Calls that schedule a task are counted per thread and API:
+//!   `Handler.post*`, `Handler.sendMessage*`, `Executor.execute` / `ExecutorService.submit`,
+//!   `AsyncTask.execute*`.
+//!
+//! DiagDroid's queuing time (schedule → start) needs to know which scheduling call created
+//! which execution. A method trace does not record the task object, so this report does not
+//! claim a queuing time.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::signatures::glob;
+use crate::walk::walk;
+use crate::{Input, Result};
+
+/// Dispatcher globs: a frame matching one is a task execution.
+pub const DISPATCHERS: &[&str] = &[
+    "* android.os.Handler.dispatchMessage(*",
+    "* java.util.concurrent.ThreadPoolExecutor.runWorker(*",
+    "* *.doInBackground(*",
+    "* *.onPostExecute(*",
+    "* *.onHandleIntent(*",
+];
+
+/// Scheduling globs and the API name reported for them.
+pub const SCHEDULERS: &[(&str, &str)] = &[
+    ("* android.os.Handler.post*(*", "Handler.post"),
+    ("* android.os.Handler.sendMessage*(*", "Handler.sendMessage"),
+    (
+        "* java.util.concurrent.*.execute(java.lang.Runnable)",
+        "Executor.execute",
+    ),
+    (
+        "* java.util.concurrent.*.submit(*",
+        "ExecutorService.submit",
+    ),
+    ("* android.os.AsyncTask.execute*(*", "AsyncTask.execute"),
+];
+
+/// Count, total ns, longest ns, executions over 16 ms.
+type Totals = (u64, u64, u64, u64);
+
+/// One task's executions on one thread.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct TaskStats {
+    /// The task (the dispatcher's main callee).
+    pub task: String,
+    /// The dispatcher.
+    pub dispatcher: String,
+    /// Executions.
+    pub count: u64,
+    /// Total execution time, ns.
+    pub total_ns: u64,
+    /// Longest execution, ns.
+    pub max_ns: u64,
+    /// Executions longer than 16 ms.
+    pub over_16ms: u64,
+}
+
+/// One thread's part of the report.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct ThreadTasks {
+    /// Thread name.
+    pub thread: String,
+    /// Thread id.
+    pub tid: u32,
+    /// Executions, by total time (descending).
+    pub executions: Vec<TaskStats>,
+    /// Scheduling calls per API.
+    pub scheduled: BTreeMap<String, u64>,
+}
+
+/// The report for `inputs` (one entry per input).
+pub fn tasks(inputs: &[Input<'_>]) -> Result<Vec<ThreadTasks>> {
+    let mut out = Vec::new();
+    for input in inputs {
+        let symbols = &input.file.symbols;
+        let clock = hubble_export::clock::WallClock::new(&input.file.header);
+        let mut kind: std::collections::HashMap<Option<u64>, (bool, Option<&str>)> =
+            Default::default();
+        let mut classify = |m: Option<u64>| -> (bool, Option<&'static str>) {
+            *kind.entry(m).or_insert_with(|| {
+                let name = hubble_export::names::display(symbols, m);
+                let dispatcher = DISPATCHERS.iter().any(|g| glob(g, &name));
+                let api = SCHEDULERS
+                    .iter()
+                    .find(|(g, _)| glob(g, &name))
+                    .map(|(_, api)| *api);
+                (dispatcher, api)
+            })
+        };
+        // Per depth: the longest completed direct child (method, ticks) of the open frame.
+        let mut longest: Vec<Option<(Option<u64>, u64)>> = Vec::new();
+        let mut stats: BTreeMap<(Option<u64>, Option<u64>), Totals> = BTreeMap::new();
+        let mut scheduled: BTreeMap<String, u64> = BTreeMap::new();
+        walk(*input, |ancestors, frame| {
+            let d = ancestors.len();
+            if longest.len() < d + 2 {
+                longest.resize(d + 2, None);
+            }
+            let child = longest[d + 1].take();
+            let (dispatcher, api) = classify(frame.method);
+            if let Some(api) = api {
+                *scheduled.entry(api.to_owned()).or_default() += 1;
+            }
+            if dispatcher {
+                let task = child.map_or(frame.method, |(m, _)| m);
+                let ns = clock.ticks_to_ns(frame.ticks()) as u64;
+                let e = stats.entry((frame.method, task)).or_default();
+                e.0 += 1;
+                e.1 += ns;
+                e.2 = e.2.max(ns);
+                e.3 += u64::from(ns > 16_000_000);
+            }
+            let slot = &mut longest[d];
+            if slot.map_or(true, |(_, t)| frame.ticks() > t) {
+                *slot = Some((frame.method, frame.ticks()));
+            }
+        })?;
+        let mut executions: Vec<TaskStats> = stats
+            .into_iter()
+            .map(
+                |((dispatcher, task), (count, total_ns, max_ns, over))| TaskStats {
+                    task: hubble_export::names::display(symbols, task).into_owned(),
+                    dispatcher: hubble_export::names::display(symbols, dispatcher).into_owned(),
+                    count,
+                    total_ns,
+                    max_ns,
+                    over_16ms: over,
+                },
+            )
+            .collect();
+        executions.sort_by(|a, b| {
+            b.total_ns
+                .cmp(&a.total_ns)
+                .then_with(|| a.task.cmp(&b.task))
+        });
+        out.push(ThreadTasks {
+            thread: input.file.header.thread_name.clone(),
+            tid: input.file.header.tid,
+            executions,
+            scheduled,
+        });
+    }
+    Ok(out)
+}

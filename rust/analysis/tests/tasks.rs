@@ -1,0 +1,74 @@
+//! The asynchronous-task report on a hand-made worker thread.
+
+use std::collections::BTreeMap;
+
+use hubble_analysis::tasks::tasks;
+use hubble_analysis::Input;
+use hubble_format::{Mode, RingWriter, TraceFile, TraceHeader};
+
+#[test]
+fn executions_are_named_by_the_longest_callee_and_posts_are_counted() {
+    let names = [
+        (0x100u64, "void java.util.concurrent.ThreadPoolExecutor.runWorker(java.util.concurrent.ThreadPoolExecutor$Worker)"),
+        (0x200, "java.lang.Runnable java.util.concurrent.ThreadPoolExecutor.getTask()"),
+        (0x300, "void com.example.app.Download.run()"),
+        (0x400, "boolean android.os.Handler.post(java.lang.Runnable)"),
+        (0x500, "void android.os.Handler.dispatchMessage(android.os.Message)"),
+    ];
+    // 1 MHz: one tick = 1 µs.
+    let mut ring = RingWriter::new(Mode::Bits64, 256);
+    ring.start(0);
+    let mut t = 1;
+    for length in [20_000u32, 1_000] {
+        ring.entry(0x100, t).unwrap(); // runWorker
+        ring.entry(0x200, t + 1).unwrap(); // getTask: short
+        ring.exit(t + 3);
+        ring.entry(0x300, t + 4).unwrap(); // the task
+        ring.entry(0x400, t + 5).unwrap(); // it posts to a handler
+        ring.exit(t + 6);
+        ring.exit(t + 4 + length);
+        ring.exit(t + 5 + length);
+        t += 10 + length;
+    }
+    ring.entry(0x500, t).unwrap(); // a dispatch that calls nothing
+    ring.exit(t + 2);
+    let slots = ring.slots()[..(ring.write_pos_bytes() / 8) as usize].to_vec();
+    let symbols: BTreeMap<u64, String> = names.iter().map(|(p, n)| (*p, (*n).to_owned())).collect();
+    let file = TraceFile {
+        header: TraceHeader {
+            mode: Mode::Bits64,
+            timer_hz: 1_000_000,
+            reference_counter: u64::from(t) + 10,
+            wall_clock_ns: 1_000_000_000_000,
+            ring_bytes: 2048,
+            write_pos: ring.write_pos_bytes(),
+            pid: 7,
+            tid: 8,
+            thread_name: "pool-1-thread-1".into(),
+            process_name: "p".into(),
+            reason: "r".into(),
+        },
+        window: slots,
+        symbols,
+    };
+    let report = tasks(&[Input {
+        file: &file,
+        name: "t",
+    }])
+    .unwrap();
+    assert_eq!(report.len(), 1);
+    let r = &report[0];
+    assert_eq!(r.thread, "pool-1-thread-1");
+    assert_eq!(r.scheduled.get("Handler.post"), Some(&2));
+    assert_eq!(r.executions.len(), 2);
+    let download = &r.executions[0];
+    assert_eq!(download.task, names[2].1);
+    assert!(download.dispatcher.contains("runWorker"));
+    assert_eq!(download.count, 2);
+    assert_eq!(download.total_ns, (20_005 + 1_005) * 1000);
+    assert_eq!(download.max_ns, 20_005 * 1000);
+    assert_eq!(download.over_16ms, 1);
+    let dispatch = &r.executions[1];
+    assert_eq!(dispatch.task, names[4].1);
+    assert_eq!((dispatch.count, dispatch.total_ns), (1, 2000));
+}

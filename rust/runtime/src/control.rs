@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-use hubble_format::{Mode, TraceFile, TraceHeader};
+use hubble_format::{Mode, TraceHeader};
 use log::{error, info, warn};
 
 use crate::art::{block_at, clock_pair, Art, ArtStateLock, ThreadHandle};
@@ -696,14 +696,7 @@ impl<A: Art> Control<A> {
         let n_symbols = symbols.len();
         let unix_ms = header.wall_clock_ns / 1_000_000;
         let tid = header.tid;
-        let file = TraceFile {
-            header,
-            window: std::mem::take(&mut *window),
-            symbols,
-        };
-        let bytes = file.to_bytes();
-        *window = file.window;
-        let bytes = bytes?;
+        let encoded = flush::encode_file(header, &window, symbols)?;
         let t3 = Instant::now();
         let dir = &self.config.dir;
         let io = |path: &std::path::Path| {
@@ -713,8 +706,9 @@ impl<A: Art> Control<A> {
         self.storage.ensure_dir(dir).map_err(io(dir))?;
         let path = flush::trace_path(dir, unix_ms, std::process::id(), tid, reason);
         self.storage
-            .write_atomic(&path, &bytes)
+            .write_atomic(&path, &encoded.parts())
             .map_err(io(&path))?;
+        drop(encoded);
         if let Err(e) = flush::apply_retention(
             &*self.storage,
             dir,

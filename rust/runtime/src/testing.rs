@@ -169,11 +169,11 @@ pub struct MemStorage {
 }
 
 impl Storage for MemStorage {
-    fn write_atomic(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+    fn write_atomic(&self, path: &Path, parts: &[&[u8]]) -> io::Result<()> {
         self.files
             .lock()
             .expect("files")
-            .insert(path.to_path_buf(), bytes.to_vec());
+            .insert(path.to_path_buf(), parts.concat());
         Ok(())
     }
     fn ensure_dir(&self, _dir: &Path) -> io::Result<()> {
@@ -211,11 +211,11 @@ pub struct FailingStorage {
 }
 
 impl Storage for FailingStorage {
-    fn write_atomic(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+    fn write_atomic(&self, path: &Path, parts: &[&[u8]]) -> io::Result<()> {
         if self.failing.load(Ordering::Relaxed) {
             return Err(io::Error::from_raw_os_error(self.errno));
         }
-        crate::flush::FsStorage.write_atomic(path, bytes)
+        crate::flush::FsStorage.write_atomic(path, parts)
     }
     fn ensure_dir(&self, dir: &Path) -> io::Result<()> {
         crate::flush::FsStorage.ensure_dir(dir)

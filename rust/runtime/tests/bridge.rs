@@ -39,13 +39,24 @@ fn flush_through_the_cxx_bridge() {
     c.start_tracing().unwrap();
     assert_ne!(blk.cursor.load(std::sync::atomic::Ordering::Relaxed), 0);
     assert!(block::trace_entry(blk, &RawSlots, Mode::Bits64, 0x4000, 1));
-    assert!(block::trace_entry(blk, &RawSlots, Mode::Bits64, 0x7f00_0000_4000, 2));
+    assert!(block::trace_entry(
+        blk,
+        &RawSlots,
+        Mode::Bits64,
+        0x7f00_0000_4000,
+        2
+    ));
     assert!(block::trace_exit(blk, &RawSlots, 3));
     // SAFETY: t is the double's live thread.
     unsafe { hubble_double_set_runnable(t, false) };
     assert!(!art.is_runnable(t));
     let f = c.flush(t, "bridge").unwrap();
-    assert_eq!(c.stats.forced_stops.load(std::sync::atomic::Ordering::Relaxed), 1);
+    assert_eq!(
+        c.stats
+            .forced_stops
+            .load(std::sync::atomic::Ordering::Relaxed),
+        1
+    );
     let file = TraceFile::read(&f.path.unwrap()).unwrap();
     assert_eq!(file.symbols[&0x4000], "m4000");
     assert_eq!(file.symbols[&0x7f00_0000_4000], "m7f0000004000");

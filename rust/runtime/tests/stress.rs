@@ -160,7 +160,7 @@ fn stress_start_stop_flush() {
     let storage = Arc::new(MemStorage::default());
     struct Shared(Arc<MemStorage>);
     impl hubble_runtime::flush::Storage for Shared {
-        fn write_atomic(&self, p: &std::path::Path, b: &[u8]) -> std::io::Result<()> {
+        fn write_atomic(&self, p: &std::path::Path, b: &[&[u8]]) -> std::io::Result<()> {
             self.0.write_atomic(p, b)
         }
         fn ensure_dir(&self, d: &std::path::Path) -> std::io::Result<()> {

@@ -12,8 +12,8 @@ fn short_main_job_flushes_match_the_stream_and_tampering_is_caught() {
         ring_bytes: 64 << 10,
         seed: 42,
         out: tmp.path().to_path_buf(),
-        jank_threshold_ms: 60,
-        jank_ms: 250,
+        jank_threshold_ms: 150,
+        jank_ms: 700,
         chunk_ops: 10_000,
         verbose: true,
     };

@@ -9,7 +9,8 @@ set -euo pipefail
 source "$(dirname "$0")/../../scripts/lib/common.sh"
 
 hubble_log "interp-replay: runtime/hubble/trace_point.h vs RingWriter"
-(cd "$HUBBLE_ROOT/rust/interp-replay" && nice -n 10 cargo test --locked -j2 2>&1 | tail -15)
+(cd "$HUBBLE_ROOT/rust/interp-replay" && nice -n 10 cargo test --locked -j2 2>&1 \
+  | grep -E "^(test |test result|error|failures|---- )|panicked")
 
 hubble_log "javac: tests/art-run-test"
 "$HUBBLE_ROOT/tests/art-run-test/build-java.sh"

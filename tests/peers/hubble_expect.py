@@ -4,7 +4,7 @@ Events come from `hubble decode` (the trace-format owners' decoder, Nanoscope te
 `<ns>:<name>` / `<ns>:POP`, ns = floor(counter * 1e9 / hz)); the header fields are read straight
 from the file (docs/trace-format.md). From these, per thread: the exact timer counters
 (counter = ceil(ns * hz / 1e9), exact for hz <= 1 GHz), frames cut by the window start opened at
-the first event as "<entered before the window>", frames running at the flush closed at the
+the window start (the start record, else the first event) as "<entered before the window>", frames running at the flush closed at the
 reference counter, and every time placed on the wall clock:
     wall(c) = wall_clock_ns - floor((reference - c) * 1e9 / hz).
 """
@@ -30,6 +30,23 @@ class Header:
             strings.append(data[pos + 2 : pos + 2 + n].decode())
             pos += 2 + n
         self.thread_name, self.process_name, self.reason = strings
+        # The window's oldest slot: a start record (lo = 3) means the window begins when tracing
+        # (re)started, which is where frames cut by the window start open (docs/trace-format.md).
+        (window_offset,) = struct.unpack_from("<I", data, 12)
+        (window_bytes,) = struct.unpack_from("<Q", data, 56)
+        self.start_ts = None
+        if window_bytes >= 8:
+            with open(path, "rb") as f:
+                f.seek(window_offset)
+                (slot,) = struct.unpack("<Q", f.read(8))
+            if slot & 0xFFFFFFFF == 3:
+                self.start_ts = slot >> 32
+
+    def window_start(self, first_counter):
+        """Full counter of the start record (it precedes the first event by < 2^32 ticks)."""
+        if self.start_ts is None:
+            return first_counter
+        return first_counter - ((first_counter - self.start_ts) & 0xFFFFFFFF)
 
     def wall_ns(self, counter):
         if counter <= self.reference:
@@ -52,7 +69,7 @@ def steps(hubble, path):
     for _, name in events:
         depth += 1 if name is not None else -1
         lowest = min(lowest, depth)
-    first = events[0][0] if events else h.reference
+    first = h.window_start(events[0][0]) if events else h.reference
     result = [(h.wall_ns(first), "B", BEFORE)] * (-lowest)
     depth = -lowest
     last = h.reference

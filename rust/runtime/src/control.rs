@@ -654,10 +654,12 @@ impl<A: Art> Control<A> {
             let end_offset = slots.offset(end);
             let copied = flush::copy_window(slots, end_offset, self.config.mode, &mut window);
             // Restart right away, whatever happens next: the traced thread loses nothing more
-            // than the trace points of the copy.
+            // than the trace points of the copy. The start record carries the time tracing
+            // really resumes (after the copy), not the flush's reference: tools anchor frames
+            // that began before the new window there.
             // SAFETY: registered threads are alive while the registry lock is held.
             let b = unsafe { block_at(e.block) };
-            block::start(b, slots, self.config.mode, end_offset, counter as u32);
+            block::start(b, slots, self.config.mode, end_offset, self.art.timer() as u32);
             let window_epoch = std::mem::replace(&mut t.start_epoch, epoch_now);
             copied?;
             (

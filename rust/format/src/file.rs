@@ -191,58 +191,8 @@ impl<'a> Reader<'a> {
 impl TraceFile {
     /// Serializes the file.
     pub fn to_bytes(&self) -> Result<Vec<u8>, FileError> {
-        let h = &self.header;
-        check_geometry(h.ring_bytes, h.write_pos, (self.window.len() * 8) as u64)?;
-        let mut out = Vec::with_capacity(FIXED_HEADER + self.window.len() * 8 + 64);
-        out.extend_from_slice(&MAGIC);
-        out.extend_from_slice(&VERSION.to_le_bytes());
-        out.push(h.mode.code());
-        out.push(0);
-        out.extend_from_slice(&[0; 4]); // window offset, patched below
-        for v in [
-            h.timer_hz,
-            h.reference_counter,
-            h.wall_clock_ns,
-            h.ring_bytes,
-            h.write_pos,
-            (self.window.len() * 8) as u64,
-        ] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        let count = u32::try_from(self.symbols.len())
-            .map_err(|_| invalid("symbol count", "more than 2^32 symbols"))?;
-        for v in [h.pid, h.tid, count, 0] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        for (what, s) in [
-            ("thread name", &h.thread_name),
-            ("process name", &h.process_name),
-            ("trigger reason", &h.reason),
-        ] {
-            if s.len() > MAX_STRING {
-                return Err(invalid(what, alloc::format!("{} bytes long", s.len())));
-            }
-            out.extend_from_slice(&(s.len() as u16).to_le_bytes());
-            out.extend_from_slice(s.as_bytes());
-        }
-        while out.len() % 8 != 0 {
-            out.push(0);
-        }
-        let window_offset = out.len() as u32;
-        out[12..16].copy_from_slice(&window_offset.to_le_bytes());
-        for slot in &self.window {
-            out.extend_from_slice(&slot.to_le_bytes());
-        }
-        for (pointer, name) in &self.symbols {
-            let len = u16::try_from(name.len())
-                .map_err(|_| invalid("symbol name", alloc::format!("{pointer:#x} is too long")))?;
-            out.extend_from_slice(&pointer.to_le_bytes());
-            out.extend_from_slice(&len.to_le_bytes());
-            out.extend_from_slice(name.as_bytes());
-        }
-        let crc = crc32fast::hash(&out);
-        out.extend_from_slice(&crc.to_le_bytes());
-        Ok(out)
+        let parts = encode_parts(&self.header, &self.window, &self.symbols)?;
+        Ok(parts.parts().concat())
     }
 
     /// Parses and verifies a file.
@@ -279,8 +229,8 @@ impl TraceFile {
     /// rename, fsync of the directory. Nothing ever appears under `path` half-written.
     #[cfg(feature = "std")]
     pub fn write_atomic(&self, path: &std::path::Path) -> Result<(), FileError> {
-        let bytes = self.to_bytes()?;
-        crate::file::write_atomic_bytes(path, &bytes).map_err(FileError::Io)
+        let parts = encode_parts(&self.header, &self.window, &self.symbols)?;
+        write_atomic_parts(path, &parts.parts()).map_err(FileError::Io)
     }
 
     /// Reads and verifies a file.
@@ -289,6 +239,100 @@ impl TraceFile {
         let bytes = std::fs::read(path).map_err(FileError::Io)?;
         TraceFile::parse(&bytes)
     }
+}
+
+/// A trace file in three pieces — header, window, symbols + CRC — so a writer can send a
+/// 32 MiB window straight from its buffer instead of copying it into the file image.
+#[derive(Debug)]
+pub struct EncodedParts<'a> {
+    /// Header up to the window.
+    pub head: Vec<u8>,
+    /// The window's slots as little-endian bytes (borrowed on little-endian hosts).
+    pub window: alloc::borrow::Cow<'a, [u8]>,
+    /// Symbol table and CRC-32.
+    pub tail: Vec<u8>,
+}
+
+impl EncodedParts<'_> {
+    /// The pieces in file order; their concatenation is the file.
+    pub fn parts(&self) -> [&[u8]; 3] {
+        [&self.head, &self.window, &self.tail]
+    }
+}
+
+/// Encodes a trace file in pieces (see [`EncodedParts`]); [`TraceFile::to_bytes`] is their
+/// concatenation.
+pub fn encode_parts<'a>(
+    h: &TraceHeader,
+    window: &'a [u64],
+    symbols: &BTreeMap<u64, String>,
+) -> Result<EncodedParts<'a>, FileError> {
+    check_geometry(h.ring_bytes, h.write_pos, (window.len() * 8) as u64)?;
+    let mut head = Vec::with_capacity(FIXED_HEADER + 64);
+    head.extend_from_slice(&MAGIC);
+    head.extend_from_slice(&VERSION.to_le_bytes());
+    head.push(h.mode.code());
+    head.push(0);
+    head.extend_from_slice(&[0; 4]); // window offset, patched below
+    for v in [
+        h.timer_hz,
+        h.reference_counter,
+        h.wall_clock_ns,
+        h.ring_bytes,
+        h.write_pos,
+        (window.len() * 8) as u64,
+    ] {
+        head.extend_from_slice(&v.to_le_bytes());
+    }
+    let count = u32::try_from(symbols.len())
+        .map_err(|_| invalid("symbol count", "more than 2^32 symbols"))?;
+    for v in [h.pid, h.tid, count, 0] {
+        head.extend_from_slice(&v.to_le_bytes());
+    }
+    for (what, s) in [
+        ("thread name", &h.thread_name),
+        ("process name", &h.process_name),
+        ("trigger reason", &h.reason),
+    ] {
+        if s.len() > MAX_STRING {
+            return Err(invalid(what, alloc::format!("{} bytes long", s.len())));
+        }
+        head.extend_from_slice(&(s.len() as u16).to_le_bytes());
+        head.extend_from_slice(s.as_bytes());
+    }
+    while head.len() % 8 != 0 {
+        head.push(0);
+    }
+    let window_offset = head.len() as u32;
+    head[12..16].copy_from_slice(&window_offset.to_le_bytes());
+    let window_bytes: alloc::borrow::Cow<'a, [u8]> = if cfg!(target_endian = "little") {
+        // SAFETY: u64 has no padding and every byte pattern is a valid u8, the length covers
+        // exactly the slice's memory, and on a little-endian machine that memory is the slots'
+        // little-endian encoding.
+        alloc::borrow::Cow::Borrowed(unsafe {
+            core::slice::from_raw_parts(window.as_ptr().cast::<u8>(), window.len() * 8)
+        })
+    } else {
+        alloc::borrow::Cow::Owned(window.iter().flat_map(|s| s.to_le_bytes()).collect())
+    };
+    let mut tail = Vec::new();
+    for (pointer, name) in symbols {
+        let len = u16::try_from(name.len())
+            .map_err(|_| invalid("symbol name", alloc::format!("{pointer:#x} is too long")))?;
+        tail.extend_from_slice(&pointer.to_le_bytes());
+        tail.extend_from_slice(&len.to_le_bytes());
+        tail.extend_from_slice(name.as_bytes());
+    }
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&head);
+    crc.update(&window_bytes);
+    crc.update(&tail);
+    tail.extend_from_slice(&crc.finalize().to_le_bytes());
+    Ok(EncodedParts {
+        head,
+        window: window_bytes,
+        tail,
+    })
 }
 
 fn check_geometry(ring_bytes: u64, write_pos: u64, window_bytes: u64) -> Result<(), FileError> {
@@ -430,6 +474,13 @@ fn parse_structure(bytes: &[u8]) -> Result<(TraceFile, usize), FileError> {
 /// Writes `bytes` to `path` atomically (temporary name, 0600, fsync, rename, directory fsync).
 #[cfg(feature = "std")]
 pub fn write_atomic_bytes(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomic_parts(path, &[bytes])
+}
+
+/// [`write_atomic_bytes`] of the concatenation of `parts`, without building it in memory (a
+/// flush writes a 32 MiB window between a header and a symbol table).
+#[cfg(feature = "std")]
+pub fn write_atomic_parts(path: &std::path::Path, parts: &[&[u8]]) -> std::io::Result<()> {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
 
@@ -451,7 +502,9 @@ pub fn write_atomic_bytes(path: &std::path::Path, bytes: &[u8]) -> std::io::Resu
             .truncate(true)
             .mode(0o600)
             .open(&tmp)?;
-        f.write_all(bytes)?;
+        for part in parts {
+            f.write_all(part)?;
+        }
         f.sync_all()?;
         drop(f);
         std::fs::rename(&tmp, path)?;

@@ -659,7 +659,13 @@ impl<A: Art> Control<A> {
             // that began before the new window there.
             // SAFETY: registered threads are alive while the registry lock is held.
             let b = unsafe { block_at(e.block) };
-            block::start(b, slots, self.config.mode, end_offset, self.art.timer() as u32);
+            block::start(
+                b,
+                slots,
+                self.config.mode,
+                end_offset,
+                self.art.timer() as u32,
+            );
             let window_epoch = std::mem::replace(&mut t.start_epoch, epoch_now);
             copied?;
             (

@@ -106,102 +106,20 @@ pub fn distinct_methods(
     Ok(())
 }
 
-/// A trace file in three pieces (header, window, symbols + CRC): the window is written straight
-/// from the copy-out buffer, never copied into a second 32 MiB buffer. The concatenation is
-/// byte for byte `TraceFile::to_bytes` (tested).
-pub struct EncodedFile<'a> {
-    /// Header up to the window.
-    pub head: Vec<u8>,
-    /// The window's slots as little-endian bytes.
-    pub window: std::borrow::Cow<'a, [u8]>,
-    /// Symbol table and CRC-32.
-    pub tail: Vec<u8>,
-}
+/// A trace file in three pieces; the window is written straight from the copy-out buffer.
+pub use hubble_format::file::EncodedParts as EncodedFile;
 
-impl EncodedFile<'_> {
-    /// The pieces in file order.
-    pub fn parts(&self) -> [&[u8]; 3] {
-        [&self.head, &self.window, &self.tail]
-    }
-}
-
-/// Encodes a trace file without materializing it: the container is serialized by
-/// `hubble_format` with an empty window, the window length patched in, and the CRC computed over
-/// the three pieces.
-pub fn encode_file(
+/// Encodes a trace file without materializing it (the format crate's piecewise encoder).
+pub fn encode_file<'a>(
     header: hubble_format::TraceHeader,
-    window: &[u64],
+    window: &'a [u64],
     symbols: std::collections::BTreeMap<u64, String>,
-) -> Result<EncodedFile<'_>, hubble_format::FileError> {
-    let skeleton = hubble_format::TraceFile {
-        header,
-        window: Vec::new(),
-        symbols,
-    }
-    .to_bytes()?;
-    // Layout (rust/format/src/file.rs): u32 window offset at 12, u64 window bytes at 56.
-    let window_offset = u32::from_le_bytes(skeleton[12..16].try_into().expect("4 bytes")) as usize;
-    let mut head = skeleton[..window_offset].to_vec();
-    head[56..64].copy_from_slice(&((window.len() * 8) as u64).to_le_bytes());
-    let mut tail = skeleton[window_offset..skeleton.len() - 4].to_vec();
-    let window_bytes: std::borrow::Cow<'_, [u8]> = if cfg!(target_endian = "little") {
-        // SAFETY: u64 has no padding and any byte pattern is a valid u8; on a little-endian
-        // machine the memory of the slice is exactly its little-endian encoding.
-        std::borrow::Cow::Borrowed(unsafe {
-            std::slice::from_raw_parts(window.as_ptr().cast::<u8>(), window.len() * 8)
-        })
-    } else {
-        std::borrow::Cow::Owned(window.iter().flat_map(|s| s.to_le_bytes()).collect())
-    };
-    let mut crc = crc32fast::Hasher::new();
-    crc.update(&head);
-    crc.update(&window_bytes);
-    crc.update(&tail);
-    tail.extend_from_slice(&crc.finalize().to_le_bytes());
-    Ok(EncodedFile {
-        head,
-        window: window_bytes,
-        tail,
-    })
+) -> Result<EncodedFile<'a>, hubble_format::FileError> {
+    hubble_format::file::encode_parts(&header, window, &symbols)
 }
 
-/// Writes `parts` to `path` atomically: `.<name>.tmp` in the same directory (0600), fsync,
-/// rename, directory fsync; the temporary is removed on failure. Nothing ever appears under
-/// `path` half-written.
-pub fn write_atomic_parts(path: &Path, parts: &[&[u8]]) -> io::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no file name"))?;
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(name);
-    tmp_name.push(".tmp");
-    let tmp = dir.join(tmp_name);
-    let result = (|| {
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(&tmp)?;
-        for part in parts {
-            f.write_all(part)?;
-        }
-        f.sync_all()?;
-        drop(f);
-        std::fs::rename(&tmp, path)?;
-        std::fs::File::open(dir)?.sync_all()
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
+/// Writes `parts` to `path` atomically (temporary name, 0600, fsync, rename, directory fsync).
+pub use hubble_format::file::write_atomic_parts;
 
 /// Where trace files go. The file system, or a fault injector in tests.
 pub trait Storage: Send + Sync {

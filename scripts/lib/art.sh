@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034  # variables used by the scripts that source this file
 # Shared by scripts/art-fetch, art-apply, art-build and tests/stages/30-art-proving-ground.sh.
-# Source after lib/common.sh. Everything lives under $HUBBLE_CACHE (delete it to start cold):
+# Source after lib/common.sh. Everything lives under $HUBBLE_CACHE (scripts/art-clean removes it):
 #
 #   $HUBBLE_CACHE/src/                       .dsc + tarballs from `apt-get source --download-only`
 #   $HUBBLE_CACHE/art/pristine/              Debian's tree: AOSP + debian/ + debian/patches applied
@@ -85,12 +85,59 @@ art_umount_all() {
   ART_MOUNTS=()
 }
 
-# Mount /proc, /dev, the work tree and the Rust target dir into the build root. The caller
-# must `trap art_umount_all EXIT`.
+# A private /dev for the build root: a tmpfs with the few device nodes a compiler, apt and
+# dpkg need. The host's /dev is never bind-mounted in: a package script in the chroot, or an
+# `rm -rf` of a root whose mounts outlived a killed run, would otherwise reach the host's
+# device nodes (a host /dev/null turned into a regular file breaks every later cargo run).
+art_mount_dev() {
+  local dev="$ART_BUILDROOT/dev" node
+  mkdir -p "$dev"
+  mountpoint -q "$dev" && return 0
+  hubble_as_root mount -t tmpfs -o mode=755,nosuid,size=64m hubble-dev "$dev"
+  ART_MOUNTS+=("$dev")
+  for node in "null 1 3" "zero 1 5" "full 1 7" "random 1 8" "urandom 1 9" "tty 5 0"; do
+    # shellcheck disable=SC2086  # name, major, minor
+    set -- $node
+    hubble_as_root mknod -m 666 "$dev/$1" c "$2" "$3"
+  done
+  hubble_as_root ln -s /proc/self/fd "$dev/fd"
+  hubble_as_root ln -s /proc/self/fd/0 "$dev/stdin"
+  hubble_as_root ln -s /proc/self/fd/1 "$dev/stdout"
+  hubble_as_root ln -s /proc/self/fd/2 "$dev/stderr"
+  hubble_as_root mkdir -m 1777 "$dev/shm"
+}
+
+# Mount points at or under DIR, deepest first, as /proc/self/mountinfo spells them (a space
+# is \040 there, so DIR is escaped the same way; umount takes the decoded path, so spaces are
+# decoded back).
+art_mounts_under() {
+  local dir
+  dir="$(realpath -m "$1")"
+  dir="${dir// /\\040}"
+  awk -v d="$dir" '$5 == d || index($5, d "/") == 1 { print length($5) "\t" $5 }' \
+    /proc/self/mountinfo | sort -rn | cut -f2- | sed 's/\\040/ /g'
+}
+
+# rm -rf for trees that may have had things mounted into them (the build root, trees bound
+# into it): unmounts what is mounted under DIR first and refuses to go on if anything stays
+# mounted; --one-file-system as a second guard. Never follows a mount into the host.
+art_safe_rm() {
+  local dir="$1" m left
+  [ -e "$dir" ] || return 0
+  while IFS= read -r m; do
+    [ -n "$m" ] || continue
+    hubble_as_root umount "$m" 2>/dev/null || hubble_as_root umount -l "$m" || true
+  done < <(art_mounts_under "$dir")
+  left="$(art_mounts_under "$dir")"
+  [ -z "$left" ] || hubble_die "refusing to remove $dir: still mounted under it: $(tr '\n' ' ' <<<"$left")"
+  hubble_as_root rm -rf --one-file-system "$dir"
+}
+
+# Mount /proc, a private /dev, the work tree and the Rust target dir into the build root. The
+# caller must `trap art_umount_all EXIT`.
 art_mount_all() {
   art_mount proc /proc -t proc
-  art_mount /dev /dev --bind
-  art_mount /dev/pts /dev/pts --bind
+  art_mount_dev
   if [ -d "$ART_WORK" ]; then art_mount "$ART_WORK" "$ART_IN_ROOT" --bind; fi
   mkdir -p "$RUST_DIR/target"
   art_mount "$RUST_DIR/target" "$RUST_IN_ROOT" --bind

@@ -2,7 +2,7 @@
 # Shared helpers for every script in scripts/ and tests/stages/. Source it; do not execute it.
 
 HUBBLE_ROOT="${HUBBLE_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
-# Everything downloaded or built outside the repository lives here; delete it to start cold.
+# Everything downloaded or built outside the repository lives here; scripts/art-clean removes it.
 HUBBLE_CACHE="${HUBBLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hubble-aosp}"
 export HUBBLE_ROOT HUBBLE_CACHE
 

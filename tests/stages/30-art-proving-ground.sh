@@ -10,11 +10,33 @@ set -euo pipefail
 source "$(dirname "$0")/../../scripts/lib/common.sh"
 cd "$HUBBLE_ROOT"
 
+# 0. The build root's mounts never reach the host: art_safe_rm unmounts what is bound into a
+#    tree before removing it (a bound directory's files survive), and the chroot's /dev is its
+#    own tmpfs, so the host's /dev/null stays a device through everything below.
+# shellcheck source=../../scripts/lib/art.sh
+source "$HUBBLE_ROOT/scripts/lib/art.sh"
+safe_rm_selftest() {
+  local t; t="$(mktemp -d)"
+  mkdir -p "$t/root/inside" "$t/precious"
+  echo keep > "$t/precious/file"
+  hubble_as_root mount --bind "$t/precious" "$t/root/inside"
+  art_safe_rm "$t/root"
+  [ -f "$t/precious/file" ] || hubble_die "art_safe_rm removed files of a directory bound into the tree"
+  [ ! -e "$t/root" ] || hubble_die "art_safe_rm left $t/root"
+  rm -rf "$t"
+  hubble_log "art_safe_rm: unmounted before removing, bound files kept"
+}
+safe_rm_selftest
+host_dev_null_check() {
+  [ -c /dev/null ] || hubble_die "the host's /dev/null is no longer a character device"
+}
+trap host_dev_null_check EXIT
+
 # 1. A broken patch must fail apply, naming the patch, the file and the hunk; a patch that
 #    needs fuzz must be refused. Checked first: it is fast and needs only the pristine tree.
 hubble_step "art-fetch" scripts/art-fetch
 fx_work="$(mktemp -d)"
-trap 'rm -rf "$fx_work"' EXIT
+trap 'rm -rf "$fx_work"; host_dev_null_check' EXIT
 expect_apply_failure() {  # expect_apply_failure FIXTURE REGEX...
   local fixture="$1" out rc=0 re; shift
   out="$(scripts/art-apply --patches "tests/fixtures/$fixture" --work "$fx_work/w" --no-aosp-check 2>&1)" || rc=$?

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # shellcheck source-path=SCRIPTDIR
 # The whole patched libart.so with the Rust runtime linked in (scripts/art-build --full), run
-# on its own: it is NOT a CI stage (tests/stages/ runs everything there; this build takes
-# ~16 min of 2 cores cold, see docs/art-integration.md). Run it before merging changes to
-# art-patches/ or rust/runtime's bridge:
+# on its own or as CI stage 31 (tests/stages/31-art-full.sh): ~17 min of 2 cores cold, see
+# docs/art-integration.md; warm, only what changed recompiles. Run it before merging changes
+# to art-patches/ or rust/runtime's bridge:
 #
 #   tests/art-full.sh            fetch → apply → build --full (each step timed)
 set -euo pipefail

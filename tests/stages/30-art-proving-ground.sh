@@ -4,7 +4,7 @@
 # 14.0.0+r15), apply art-patches/, compile every file the series adds or changes in the trixie
 # build root, check art-patches/thread-offsets.txt; and prove apply fails loudly on a broken
 # or fuzzy patch (tests/fixtures/art-patches-{broken,fuzz}). The whole libart.so (--full) is
-# not built here: see tests/art-full.sh and docs/art-integration.md.
+# built by the next stage (31-art-full, tests/art-full.sh); see docs/art-integration.md.
 set -euo pipefail
 # shellcheck source=../../scripts/lib/common.sh
 source "$(dirname "$0")/../../scripts/lib/common.sh"

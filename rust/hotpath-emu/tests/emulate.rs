@@ -58,6 +58,22 @@ fn t32_scenario_high_cursor_temp() {
     assert_eq!(stats.paths["Exit - fast"].1, 9);
 }
 
+/// The registers a compiled JNI stub gives the T32 trace points
+/// (`art-patches/files/compiler/jni/quick/hubble_jni_trace.cc`): r5-r7 at the entry (method in
+/// r0), r2, r3 and LR at the exit. Every other register, the return registers r0/r1 among
+/// them, must come through unchanged, and the ring must match the reference writer.
+#[test]
+fn t32_scenario_jni_stub_registers() {
+    let mut entry = Machine::t32(11, 0, [5, 6, 7], Options::default());
+    let stats = scenario::run(&mut entry, 400, 160, 41);
+    assert_eq!(stats.paths["Entry narrow fast"].1, 7);
+    let mut exit = Machine::t32(11, 0, [2, 3, 14], Options::default());
+    let stats = scenario::run(&mut exit, 400, 160, 43);
+    print(&stats);
+    assert_eq!(stats.paths["Exit - fast"].1, 8);
+    assert!(stats.paths.keys().any(|k| k.contains("wrap")));
+}
+
 /// A stop request that arrives exactly when the ring is full (cursor at `limit` or `end`):
 /// the stop check comes first, so the end position published is the unwrapped cursor, the
 /// decoder accepts it, and a restart from it wraps (with a pad in 64-bit mode).

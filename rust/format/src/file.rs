@@ -267,7 +267,105 @@ pub fn encode_parts<'a>(
     window: &'a [u64],
     symbols: &BTreeMap<u64, String>,
 ) -> Result<EncodedParts<'a>, FileError> {
-    check_geometry(h.ring_bytes, h.write_pos, (window.len() * 8) as u64)?;
+    let window_bytes = window_bytes(window);
+    let crc = WindowCrc::of(&window_bytes);
+    let symbols = symbols.iter().map(|(p, n)| (*p, n.as_str()));
+    let (head, tail) = encode_around(h, window.len(), &crc, symbols.len(), symbols)?;
+    Ok(EncodedParts {
+        head,
+        window: window_bytes,
+        tail,
+    })
+}
+
+/// The window's slots as the file stores them (little-endian), borrowed on little-endian hosts.
+pub fn window_bytes(window: &[u64]) -> alloc::borrow::Cow<'_, [u8]> {
+    if cfg!(target_endian = "little") {
+        // SAFETY: u64 has no padding and every byte pattern is a valid u8, the length covers
+        // exactly the slice's memory, and on a little-endian machine that memory is the slots'
+        // little-endian encoding.
+        alloc::borrow::Cow::Borrowed(unsafe {
+            core::slice::from_raw_parts(window.as_ptr().cast::<u8>(), window.len() * 8)
+        })
+    } else {
+        alloc::borrow::Cow::Owned(window.iter().flat_map(|s| s.to_le_bytes()).collect())
+    }
+}
+
+/// The CRC-32 of a window's bytes alone. The file's checksum runs over header, window and
+/// symbols in that order; CRC-32 states combine, so a writer can checksum (and write) the
+/// 32 MiB window while the symbols, which the header counts, are still being resolved.
+#[derive(Clone)]
+pub struct WindowCrc {
+    state: crc32fast::Hasher,
+    /// Bytes covered: combining needs it, and a CRC of the wrong bytes must not pass silently.
+    len: usize,
+}
+
+impl WindowCrc {
+    /// The CRC of `window_bytes` (see [`window_bytes`]).
+    pub fn of(window_bytes: &[u8]) -> WindowCrc {
+        let mut state = crc32fast::Hasher::new();
+        state.update(window_bytes);
+        WindowCrc {
+            state,
+            len: window_bytes.len(),
+        }
+    }
+}
+
+impl fmt::Debug for WindowCrc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WindowCrc")
+            .field("crc", &self.state.clone().finalize())
+            .field("len", &self.len)
+            .finish()
+    }
+}
+
+/// Byte offset of the window in a file with header `h` (it depends only on the strings), so a
+/// writer can place the window before the rest is encoded.
+pub fn window_offset(h: &TraceHeader) -> Result<usize, FileError> {
+    let mut len = FIXED_HEADER;
+    for (what, s) in strings(h) {
+        if s.len() > MAX_STRING {
+            return Err(invalid(what, alloc::format!("{} bytes long", s.len())));
+        }
+        len += 2 + s.len();
+    }
+    Ok((len + 7) & !7)
+}
+
+fn strings(h: &TraceHeader) -> [(&'static str, &String); 3] {
+    [
+        ("thread name", &h.thread_name),
+        ("process name", &h.process_name),
+        ("trigger reason", &h.reason),
+    ]
+}
+
+/// The header (up to the window) and the tail (symbols and CRC-32) of a file whose window has
+/// `window_slots` slots with CRC `window_crc`. `symbols` yields `symbol_count` (pointer, name)
+/// pairs, pointers strictly increasing. With [`window_offset`] this lets a writer put the
+/// window first and the rest around it; the bytes are [`encode_parts`]'s.
+pub fn encode_around<'s>(
+    h: &TraceHeader,
+    window_slots: usize,
+    window_crc: &WindowCrc,
+    symbol_count: usize,
+    symbols: impl IntoIterator<Item = (u64, &'s str)>,
+) -> Result<(Vec<u8>, Vec<u8>), FileError> {
+    check_geometry(h.ring_bytes, h.write_pos, (window_slots * 8) as u64)?;
+    if window_crc.len != window_slots * 8 {
+        return Err(invalid(
+            "window checksum",
+            alloc::format!(
+                "covers {} bytes, the window has {}",
+                window_crc.len,
+                window_slots * 8
+            ),
+        ));
+    }
     let mut head = Vec::with_capacity(FIXED_HEADER + 64);
     head.extend_from_slice(&MAGIC);
     head.extend_from_slice(&VERSION.to_le_bytes());
@@ -280,20 +378,16 @@ pub fn encode_parts<'a>(
         h.wall_clock_ns,
         h.ring_bytes,
         h.write_pos,
-        (window.len() * 8) as u64,
+        (window_slots * 8) as u64,
     ] {
         head.extend_from_slice(&v.to_le_bytes());
     }
-    let count = u32::try_from(symbols.len())
+    let count = u32::try_from(symbol_count)
         .map_err(|_| invalid("symbol count", "more than 2^32 symbols"))?;
     for v in [h.pid, h.tid, count, 0] {
         head.extend_from_slice(&v.to_le_bytes());
     }
-    for (what, s) in [
-        ("thread name", &h.thread_name),
-        ("process name", &h.process_name),
-        ("trigger reason", &h.reason),
-    ] {
+    for (what, s) in strings(h) {
         if s.len() > MAX_STRING {
             return Err(invalid(what, alloc::format!("{} bytes long", s.len())));
         }
@@ -305,34 +399,38 @@ pub fn encode_parts<'a>(
     }
     let window_offset = head.len() as u32;
     head[12..16].copy_from_slice(&window_offset.to_le_bytes());
-    let window_bytes: alloc::borrow::Cow<'a, [u8]> = if cfg!(target_endian = "little") {
-        // SAFETY: u64 has no padding and every byte pattern is a valid u8, the length covers
-        // exactly the slice's memory, and on a little-endian machine that memory is the slots'
-        // little-endian encoding.
-        alloc::borrow::Cow::Borrowed(unsafe {
-            core::slice::from_raw_parts(window.as_ptr().cast::<u8>(), window.len() * 8)
-        })
-    } else {
-        alloc::borrow::Cow::Owned(window.iter().flat_map(|s| s.to_le_bytes()).collect())
-    };
     let mut tail = Vec::new();
+    let mut written = 0usize;
+    let mut previous = None;
     for (pointer, name) in symbols {
+        // The count is in the header and readers rely on the order: a caller's mistake here
+        // would be a corrupt file.
+        if previous.is_some_and(|p| p >= pointer) {
+            return Err(invalid(
+                "symbol table",
+                "pointers are not strictly increasing",
+            ));
+        }
+        previous = Some(pointer);
         let len = u16::try_from(name.len())
             .map_err(|_| invalid("symbol name", alloc::format!("{pointer:#x} is too long")))?;
         tail.extend_from_slice(&pointer.to_le_bytes());
         tail.extend_from_slice(&len.to_le_bytes());
         tail.extend_from_slice(name.as_bytes());
+        written += 1;
+    }
+    if written != symbol_count {
+        return Err(invalid(
+            "symbol count",
+            alloc::format!("{symbol_count} announced, {written} given"),
+        ));
     }
     let mut crc = crc32fast::Hasher::new();
     crc.update(&head);
-    crc.update(&window_bytes);
+    crc.combine(&window_crc.state);
     crc.update(&tail);
     tail.extend_from_slice(&crc.finalize().to_le_bytes());
-    Ok(EncodedParts {
-        head,
-        window: window_bytes,
-        tail,
-    })
+    Ok((head, tail))
 }
 
 fn check_geometry(ring_bytes: u64, write_pos: u64, window_bytes: u64) -> Result<(), FileError> {
@@ -481,39 +579,89 @@ pub fn write_atomic_bytes(path: &std::path::Path, bytes: &[u8]) -> std::io::Resu
 /// flush writes a 32 MiB window between a header and a symbol table).
 #[cfg(feature = "std")]
 pub fn write_atomic_parts(path: &std::path::Path, parts: &[&[u8]]) -> std::io::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
+    let file = AtomicFile::create(path)?;
+    let mut offset = 0u64;
+    for part in parts {
+        file.write_at(offset, part)?;
+        offset += part.len() as u64;
+    }
+    file.commit()
+}
 
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => std::path::Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "no file name"))?;
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(name);
-    tmp_name.push(".tmp");
-    let tmp = dir.join(tmp_name);
-    let result = (|| {
-        let mut f = std::fs::OpenOptions::new()
+/// A file written atomically in pieces at any offsets, from any thread (the window can be
+/// written while the symbols are still being resolved): `.<name>.tmp` in the same directory
+/// (mode 0600) until [`AtomicFile::commit`] fsyncs it, renames it to its name and fsyncs the
+/// directory. Dropped without a commit, the temporary file is removed: nothing ever appears
+/// under the name half-written.
+#[cfg(feature = "std")]
+#[derive(Debug)]
+pub struct AtomicFile {
+    file: std::fs::File,
+    tmp: std::path::PathBuf,
+    path: std::path::PathBuf,
+    committed: bool,
+}
+
+#[cfg(feature = "std")]
+impl AtomicFile {
+    /// Creates (or truncates) the temporary file for `path`.
+    pub fn create(path: &std::path::Path) -> std::io::Result<AtomicFile> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let name = path
+            .file_name()
+            .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "no file name"))?;
+        let mut tmp_name = std::ffi::OsString::from(".");
+        tmp_name.push(name);
+        tmp_name.push(".tmp");
+        let tmp = Self::dir_of(path).join(tmp_name);
+        let file = std::fs::OpenOptions::new()
             .write(true)
             .create(true)
             .truncate(true)
             .mode(0o600)
             .open(&tmp)?;
-        for part in parts {
-            f.write_all(part)?;
-        }
-        f.sync_all()?;
-        drop(f);
-        std::fs::rename(&tmp, path)?;
-        std::fs::File::open(dir)?.sync_all()
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+        Ok(AtomicFile {
+            file,
+            tmp,
+            path: path.to_path_buf(),
+            committed: false,
+        })
     }
-    result
+
+    fn dir_of(path: &std::path::Path) -> &std::path::Path {
+        match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => std::path::Path::new("."),
+        }
+    }
+
+    /// Writes all of `bytes` at `offset` (a hole before it reads as zeros until written).
+    pub fn write_at(&self, offset: u64, bytes: &[u8]) -> std::io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        self.file.write_all_at(bytes, offset)
+    }
+
+    /// The open temporary file (for hints such as early writeback).
+    pub fn file(&self) -> &std::fs::File {
+        &self.file
+    }
+
+    /// fsync, rename to the final name, fsync of the directory.
+    pub fn commit(mut self) -> std::io::Result<()> {
+        self.file.sync_all()?;
+        std::fs::rename(&self.tmp, &self.path)?;
+        self.committed = true;
+        std::fs::File::open(Self::dir_of(&self.path))?.sync_all()
+    }
+}
+
+#[cfg(feature = "std")]
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
 }
 
 impl TraceFile {

@@ -281,8 +281,9 @@ pub fn walk_back(
     mut visit: impl FnMut(Record),
 ) -> Result<WalkSummary, DecodeError> {
     let (older, newer) = view.pieces();
-    // Index i counts back from the newest slot over the two pieces, so the hot loop has no
-    // modulo: slot(i) = newer[len-1-i] for i < len(newer), then older from its end.
+    // Index i counts back from the newest slot over the two pieces (no modulo): slot(i) =
+    // newer[len-1-i] for i < len(newer), then older from its end. Only the rare control slots
+    // use it (a two-slot entry may straddle the pieces).
     let slot = |i: usize| -> (u64, usize) {
         if i < newer.len() {
             let k = newer.len() - 1 - i;
@@ -301,15 +302,36 @@ pub fn walk_back(
     };
     let mut age = 0;
     while age < valid {
-        let (value, index) = slot(age);
-        let (hi, lo) = slot::unpack(value);
-        // Entries and exits share one path (an exit is "method 0"), so the 50/50 mix of the two
-        // costs no branch misprediction; only the rare control values 1–3 branch.
-        if lo.wrapping_sub(slot::WIDE_ENTRY) > slot::START - slot::WIDE_ENTRY {
-            visit(Record::from_code(hi, u64::from(lo)));
-            age += 1;
+        // The hot loop runs over one contiguous piece with a plain reverse iterator: choosing
+        // the piece and computing the ring index for every slot (as `slot` does) cost most of
+        // the walk's instructions. Entries and exits share one path (an exit is "method 0"), so
+        // their 50/50 mix costs no branch misprediction; only the rare control values 1–3 leave
+        // the loop.
+        let (piece, first_age) = if age < newer.len() {
+            (newer, 0)
+        } else {
+            (older, newer.len())
+        };
+        let top = piece.len() - (age - first_age);
+        let run = piece[..top]
+            .iter()
+            .rev()
+            .position(|&value| {
+                let (hi, lo) = slot::unpack(value);
+                if lo.wrapping_sub(slot::WIDE_ENTRY) <= slot::START - slot::WIDE_ENTRY {
+                    return true;
+                }
+                visit(Record::from_code(hi, u64::from(lo)));
+                false
+            })
+            .unwrap_or(top);
+        age += run;
+        if run == top {
+            // The piece is done: on to the older one (or the end of the window).
             continue;
         }
+        let (value, index) = slot(age);
+        let (hi, lo) = slot::unpack(value);
         match lo {
             slot::WIDE_ENTRY => {
                 if mode == Mode::Bits32 {

@@ -234,3 +234,84 @@ fn empty_window_decodes_to_nothing() {
         0
     );
 }
+
+/// The window-first path (window written and checksummed apart, header and symbols around it)
+/// yields exactly `to_bytes`, for every length of the header strings (the padding varies).
+#[test]
+fn window_first_encoding_is_byte_identical() {
+    use hubble_format::file::{encode_around, window_bytes, window_offset, WindowCrc};
+    for len in 0..20 {
+        let mut file = sample();
+        file.header.thread_name = "t".repeat(len);
+        file.header.reason = "r".repeat(len / 3);
+        let reference = file.to_bytes().unwrap();
+        let bytes = window_bytes(&file.window);
+        let offset = window_offset(&file.header).unwrap();
+        let (head, tail) = encode_around(
+            &file.header,
+            file.window.len(),
+            &WindowCrc::of(&bytes),
+            file.symbols.len(),
+            file.symbols.iter().map(|(p, n)| (*p, n.as_str())),
+        )
+        .unwrap();
+        assert_eq!(head.len(), offset);
+        let mut assembled = vec![0u8; reference.len()];
+        assembled[offset..offset + bytes.len()].copy_from_slice(&bytes);
+        assembled[..offset].copy_from_slice(&head);
+        assembled[offset + bytes.len()..].copy_from_slice(&tail);
+        assert_eq!(assembled, reference);
+        assert_eq!(
+            crc32(&reference[..reference.len() - 4]).to_le_bytes()[..],
+            reference[reference.len() - 4..]
+        );
+    }
+}
+
+#[test]
+fn window_first_encoding_refuses_inconsistent_input() {
+    use hubble_format::file::{encode_around, window_bytes, WindowCrc};
+    let file = sample();
+    let bytes = window_bytes(&file.window);
+    let crc = WindowCrc::of(&bytes);
+    let symbols = || file.symbols.iter().map(|(p, n)| (*p, n.as_str()));
+    // A checksum of other bytes than the window's.
+    let short = WindowCrc::of(&bytes[8..]);
+    assert!(encode_around(&file.header, file.window.len(), &short, 2, symbols()).is_err());
+    // Fewer symbols than announced.
+    assert!(encode_around(&file.header, file.window.len(), &crc, 3, symbols()).is_err());
+    // Pointers out of order.
+    let reversed: Vec<_> = symbols().rev().collect();
+    assert!(encode_around(&file.header, file.window.len(), &crc, 2, reversed).is_err());
+    assert!(encode_around(&file.header, file.window.len(), &crc, 2, symbols()).is_ok());
+}
+
+/// Pieces may arrive in any order and from any thread; an unfinished file never appears
+/// under its name, and dropping it removes the temporary file.
+#[test]
+fn atomic_file_in_pieces() {
+    use hubble_format::file::AtomicFile;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.hubble");
+    let names = || {
+        let mut v: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        v.sort();
+        v
+    };
+    let f = AtomicFile::create(&path).unwrap();
+    std::thread::scope(|s| {
+        s.spawn(|| f.write_at(4, b"world").unwrap());
+    });
+    f.write_at(0, b"hey ").unwrap();
+    assert_eq!(names(), vec![".x.hubble.tmp".to_owned()]);
+    f.commit().unwrap();
+    assert_eq!(names(), vec!["x.hubble".to_owned()]);
+    assert_eq!(std::fs::read(&path).unwrap(), b"hey world");
+    let g = AtomicFile::create(&dir.path().join("y.hubble")).unwrap();
+    g.write_at(0, b"half").unwrap();
+    drop(g);
+    assert_eq!(names(), vec!["x.hubble".to_owned()]);
+}

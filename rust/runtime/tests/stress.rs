@@ -160,8 +160,11 @@ fn stress_start_stop_flush() {
     let storage = Arc::new(MemStorage::default());
     struct Shared(Arc<MemStorage>);
     impl hubble_runtime::flush::Storage for Shared {
-        fn write_atomic(&self, p: &std::path::Path, b: &[&[u8]]) -> std::io::Result<()> {
-            self.0.write_atomic(p, b)
+        fn create_atomic(
+            &self,
+            p: &std::path::Path,
+        ) -> std::io::Result<Box<dyn hubble_runtime::flush::PendingFile + '_>> {
+            self.0.create_atomic(p)
         }
         fn ensure_dir(&self, d: &std::path::Path) -> std::io::Result<()> {
             self.0.ensure_dir(d)

@@ -85,17 +85,16 @@ pub fn decode_events_into(
     events.reserve(view.valid_slots());
     // Backwards, like Fig. 3: the walk and the timestamp recovery share one pass; one reverse
     // at the end is cheaper than the forward iterator's look-ahead per slot.
-    let mut next = reference;
+    let mut clock = time::BackwardClock::new(reference);
     let mut failed_at = None;
     let summary = ring::walk_back(view, mode, |record| {
         if failed_at.is_some() {
             return;
         }
-        let Some(counter) = time::step_back(next, record.ts()) else {
+        let Some(counter) = clock.step(record.ts()) else {
             failed_at = Some(events.len());
             return;
         };
-        next = counter;
         events.push(Event {
             counter,
             kind: record.into(),
@@ -150,7 +149,7 @@ pub struct EventIter<'a> {
 impl<'a> EventIter<'a> {
     /// Prepares iteration over `view`'s window; timestamps recover from `reference`.
     pub fn new(view: &RingView<'a>, mode: Mode, reference: u64) -> Result<Self, EventsError> {
-        let mut next = reference;
+        let mut clock = time::BackwardClock::new(reference);
         let mut oldest = None;
         let mut index = 0usize;
         let mut failed_at = None;
@@ -158,11 +157,8 @@ impl<'a> EventIter<'a> {
             if failed_at.is_some() {
                 return;
             }
-            match time::step_back(next, record.ts()) {
-                Some(counter) => {
-                    next = counter;
-                    oldest = Some(counter);
-                }
+            match clock.step(record.ts()) {
+                Some(counter) => oldest = Some(counter),
                 None => failed_at = Some(index),
             }
             index += 1;

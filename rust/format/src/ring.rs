@@ -313,20 +313,33 @@ pub fn walk_back(
             (older, newer.len())
         };
         let top = piece.len() - (age - first_age);
-        let run = piece[..top]
-            .iter()
-            .rev()
-            .position(|&value| {
-                let (hi, lo) = slot::unpack(value);
-                if lo.wrapping_sub(slot::WIDE_ENTRY) <= slot::START - slot::WIDE_ENTRY {
-                    return true;
+        let piece = &piece[..top];
+        // `k` slots of the piece are still to visit. A two-slot entry whose pointer slot is in
+        // the same piece and well formed is decoded here too: in 64-bit mode every entry of a
+        // method above 4 GiB is one, and leaving the loop for each cost a quarter of the walk.
+        let mut k = top;
+        while k > 0 {
+            let (hi, lo) = slot::unpack(piece[k - 1]);
+            if lo.wrapping_sub(slot::WIDE_ENTRY) <= slot::START - slot::WIDE_ENTRY {
+                if lo == slot::WIDE_ENTRY && mode == Mode::Bits64 && k >= 2 {
+                    let pointer = piece[k - 2];
+                    if pointer >> 32 != 0 && pointer as u32 != slot::WIDE_ENTRY {
+                        visit(Record::Entry {
+                            method: pointer,
+                            ts: hi,
+                        });
+                        k -= 2;
+                        continue;
+                    }
                 }
-                visit(Record::from_code(hi, u64::from(lo)));
-                false
-            })
-            .unwrap_or(top);
+                break;
+            }
+            visit(Record::from_code(hi, u64::from(lo)));
+            k -= 1;
+        }
+        let run = top - k;
         age += run;
-        if run == top {
+        if k == 0 {
             // The piece is done: on to the older one (or the end of the window).
             continue;
         }

@@ -46,13 +46,45 @@ pub fn step_back(next: u64, ts: u32) -> Option<u64> {
     Some((upper << 32) | u64::from(ts))
 }
 
+/// [`step_back`] as a running state, for loops over many records. The result is the same, but
+/// the loop-carried state is the upper half, which changes only when the timer wrapped: with
+/// `step_back(next, ts)` every record waited for its successor's full value (shift, or, shift),
+/// here the comparison is between two stored low halves and the branch is predicted.
+#[derive(Clone, Copy, Debug)]
+pub struct BackwardClock {
+    upper: u64,
+    low: u32,
+}
+
+impl BackwardClock {
+    /// Starts from the full counter read at flush (the reference).
+    pub fn new(reference: u64) -> BackwardClock {
+        BackwardClock {
+            upper: reference >> 32,
+            low: reference as u32,
+        }
+    }
+
+    /// The full value of `ts`, the record just before the previous one (or the reference);
+    /// `None` if it would be below timer zero (the state is then unchanged).
+    #[inline]
+    pub fn step(&mut self, ts: u32) -> Option<u64> {
+        if ts > self.low {
+            self.upper = self.upper.checked_sub(1)?;
+        }
+        self.low = ts;
+        Some((self.upper << 32) | u64::from(ts))
+    }
+}
+
 /// Full 64-bit timer values for `records` (oldest first), given the full counter read at flush.
 pub fn recover_timestamps(records: &[Record], reference: u64) -> Result<Vec<u64>, TimeError> {
     let mut out = alloc::vec![0u64; records.len()];
-    let mut next = reference;
+    let mut clock = BackwardClock::new(reference);
     for (index, record) in records.iter().enumerate().rev() {
-        next = step_back(next, record.ts()).ok_or(TimeError::BeforeZero { index })?;
-        out[index] = next;
+        out[index] = clock
+            .step(record.ts())
+            .ok_or(TimeError::BeforeZero { index })?;
     }
     Ok(out)
 }

@@ -6,7 +6,8 @@
 #     slice for slice against our decoder;
 #   - Chrome JSON parses and balances; the flame-graph SVG is well-formed and names the
 #     hottest method (from `hubble top`);
-#   - the checkers fail on wrong inputs and on a corrupted .trace (they can fail);
+#   - the checkers fail on wrong inputs, a corrupted .trace and a Perfetto timestamp 1 ns off
+#     (they can fail);
 #   - bad input: one-line error naming the file, exit 2, no output file.
 # Inputs are synthetic trace files (rust/export/examples/synth.rs): several threads, 64- and
 # 32-bit, wrapped rings (frames cut at the window start), different timer frequencies and
@@ -86,6 +87,21 @@ PY
   must_fail python3 "$PEERS/check_dmtracedump.py" "$HUBBLE" "$WORK/bad.trace" "$WORK/one/"*.hubble
 }
 t "dmtracedump check rejects a corrupted record" corrupt_trace
+corrupt_perfetto() {
+  # One slice's timestamp delta 1 ns off: with incremental timestamps every later step of its
+  # sequence moves, and the check must see it.
+  python3 - "$WORK/three/out.pftrace" "$WORK/bad.pftrace" <<'PY'
+import sys
+from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
+t = pb.Trace()
+t.ParseFromString(open(sys.argv[1], "rb").read())
+events = [p for p in t.packet if p.HasField("track_event")]
+events[len(events) // 2].timestamp += 1
+open(sys.argv[2], "wb").write(t.SerializeToString())
+PY
+  must_fail python3 "$PEERS/check_perfetto.py" "$HUBBLE" "$WORK/bad.pftrace" "$WORK/three/"*.hubble
+}
+t "perfetto check rejects a timestamp delta 1 ns off" corrupt_perfetto
 
 bad_input() {
   local rc=0 files=("$WORK/one/"*.hubble)

@@ -6,7 +6,8 @@
 //! The trace file (a wrapped 64-bit ring, startup-like call mix, every method symbolized) is
 //! written once to the temporary directory; every measurement reads it from the page cache.
 //! Each stage's median over RUNS runs is printed. Peak memory (VmHWM) of the full pipeline is
-//! measured in a child process running only that pipeline.
+//! measured in a child process running only that pipeline. `--write-only RING_MIB PATH` writes
+//! the input and exits, and `--pipeline-only PATH` runs read + export once (for profilers).
 
 use std::io::Write;
 use std::path::Path;
@@ -82,6 +83,17 @@ impl Write for Counting<'_> {
     }
 }
 
+/// The benchmark's trace: a wrapped 64-bit ring of `mib` MiB, 50 000 methods, all symbolized.
+fn bench_file(mib: usize) -> TraceFile {
+    trace(&Spec {
+        mode: Mode::Bits64,
+        ring_slots: (mib << 20) / 8,
+        laps: 1.5,
+        methods: 50_000,
+        ..Spec::default()
+    })
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("--pipeline-only") {
@@ -89,19 +101,20 @@ fn main() {
         println!("{out} {}", vm_hwm_kib());
         return;
     }
+    if args.get(1).map(String::as_str) == Some("--write-only") {
+        // The benchmark's input alone, for profilers: `--write-only RING_MIB PATH`.
+        let mib: usize = args[2].parse().expect("RING_MIB");
+        bench_file(mib)
+            .write_atomic(Path::new(&args[3]))
+            .expect("write");
+        return;
+    }
     let mib: usize = args.get(1).map_or(32, |s| s.parse().expect("RING_MIB"));
     let runs: usize = args.get(2).map_or(7, |s| s.parse().expect("RUNS"));
     let dir = std::env::temp_dir().join(format!("hubble-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join("ring.hubble");
-    let spec = Spec {
-        mode: Mode::Bits64,
-        ring_slots: (mib << 20) / 8,
-        laps: 1.5,
-        methods: 50_000,
-        ..Spec::default()
-    };
-    let file = trace(&spec);
+    let file = bench_file(mib);
     let slots = file.window.len();
     file.write_atomic(&path).expect("write");
     drop(file);

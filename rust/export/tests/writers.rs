@@ -173,6 +173,93 @@ fn perfetto_round_trips_through_prost() {
     assert!(begins > 1000);
 }
 
+/// Perfetto's timestamps and names resolved as the trace processor does (per sequence: the
+/// defaults' clock, the incremental clock set by the sequence's snapshot and advanced by every
+/// delta, REALTIME for explicit absolute timestamps; interned names) equal the merged steps.
+#[test]
+fn perfetto_incremental_times_and_names_equal_the_steps() {
+    use hubble_export::perfetto::INCREMENTAL_CLOCK;
+    use hubble_export::proto::trace_packet::{Data, OptionalTrustedPacketSequenceId};
+    use hubble_export::proto::track_event::NameField;
+    use prost::Message;
+    use std::collections::HashMap;
+    let files: Vec<TraceFile> = specs().iter().map(trace).collect();
+    let input = inputs(&files);
+    let mut out = Vec::new();
+    hubble_export::perfetto::write(&input, &mut out).unwrap();
+    let trace = hubble_export::proto::Trace::decode(out.as_slice()).unwrap();
+    let mut clock: HashMap<u32, u64> = HashMap::new();
+    let mut names: HashMap<(u32, u64), String> = HashMap::new();
+    let mut defaults_clock: HashMap<u32, u32> = HashMap::new();
+    let mut got = Vec::new();
+    for p in &trace.packet {
+        let Some(OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(seq)) =
+            p.optional_trusted_packet_sequence_id
+        else {
+            continue;
+        };
+        if let Some(d) = &p.trace_packet_defaults {
+            defaults_clock.insert(seq, d.timestamp_clock_id.unwrap());
+        }
+        for n in p.interned_data.iter().flat_map(|d| &d.event_names) {
+            names.insert((seq, n.iid.unwrap()), n.name.clone().unwrap());
+        }
+        match &p.data {
+            Some(Data::ClockSnapshot(snap)) => {
+                let c = snap
+                    .clocks
+                    .iter()
+                    .find(|c| c.clock_id == Some(INCREMENTAL_CLOCK))
+                    .unwrap();
+                assert_eq!(c.is_incremental, Some(true));
+                let rt = snap.clocks.iter().find(|c| c.clock_id == Some(1)).unwrap();
+                assert_eq!(rt.timestamp, c.timestamp, "identity with REALTIME");
+                clock.insert(seq, c.timestamp.unwrap());
+            }
+            Some(Data::TrackEvent(e)) => {
+                let ts = p.timestamp.unwrap();
+                let ns = match p.timestamp_clock_id.unwrap_or(defaults_clock[&seq]) {
+                    1 => ts,
+                    INCREMENTAL_CLOCK => {
+                        let c = clock.get_mut(&seq).unwrap();
+                        *c = c.wrapping_add(ts);
+                        *c
+                    }
+                    other => panic!("clock {other}"),
+                };
+                let step = match (e.r#type, &e.name_field) {
+                    (Some(1), Some(NameField::NameIid(iid))) => Some(names[&(seq, *iid)].clone()),
+                    (Some(2), None) => None,
+                    other => panic!("{other:?}"),
+                };
+                got.push(((seq - 1) as usize, ns, step));
+            }
+            _ => {}
+        }
+    }
+    let prepared = prepare(&input, |_, _| {}).unwrap();
+    let want: Vec<_> = Merged::new(&prepared)
+        .unwrap()
+        .map(|(i, ns, step)| {
+            let name = match step {
+                Step::Enter(m) => {
+                    Some(hubble_export::names::display(&files[i].symbols, m).into_owned())
+                }
+                Step::Exit => None,
+            };
+            (i, ns, name)
+        })
+        .collect();
+    assert!(want.len() > 1000);
+    assert!(want
+        .iter()
+        .any(|(_, _, n)| n.as_deref() == Some(hubble_export::BEFORE_WINDOW)));
+    assert!(want
+        .iter()
+        .any(|(_, _, n)| n.as_deref().is_some_and(|n| n.starts_with("0x"))));
+    assert_eq!(got, want);
+}
+
 #[test]
 fn dot_trace_records_balance_per_thread() {
     let files: Vec<TraceFile> = specs().iter().map(trace).collect();

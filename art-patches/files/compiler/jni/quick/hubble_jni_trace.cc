@@ -171,43 +171,45 @@ class JniTracePointsArm final : public JniTracePoints {
 
 #endif  // ART_ENABLE_CODEGEN_arm
 
-std::unique_ptr<JniTracePoints> CreateJniTracePoints(
-    JNIMacroAssembler<PointerSize::k64>* jni_asm,
-    const CompilerOptions& compiler_options,
-    const JniCallingConvention& jni_conv ATTRIBUTE_UNUSED,
-    bool is_critical_native) {
+template <PointerSize kPointerSize>
+static std::unique_ptr<JniTracePoints> Create(JNIMacroAssembler<kPointerSize>* jni_asm,
+                                              const CompilerOptions& compiler_options,
+                                              const JniCallingConvention& jni_conv ATTRIBUTE_UNUSED,
+                                              bool is_critical_native) {
   if (!kUseHubble || is_critical_native) {
     return nullptr;
   }
-  switch (compiler_options.GetInstructionSet()) {
+  InstructionSet isa ATTRIBUTE_UNUSED = compiler_options.GetInstructionSet();
+  if constexpr (kPointerSize == PointerSize::k64) {
 #ifdef ART_ENABLE_CODEGEN_arm64
-    case InstructionSet::kArm64:
+    if (isa == InstructionSet::kArm64) {
       return std::make_unique<JniTracePointsArm64>(
           down_cast<arm64::Arm64JNIMacroAssembler*>(jni_asm));
+    }
 #endif
-    default:
-      return nullptr;
+  } else {
+#ifdef ART_ENABLE_CODEGEN_arm
+    if (isa == InstructionSet::kArm || isa == InstructionSet::kThumb2) {
+      return std::make_unique<JniTracePointsArm>(
+          down_cast<arm::ArmVIXLJNIMacroAssembler*>(jni_asm), jni_conv);
+    }
+#endif
   }
+  return nullptr;
 }
 
-std::unique_ptr<JniTracePoints> CreateJniTracePoints(
-    JNIMacroAssembler<PointerSize::k32>* jni_asm,
-    const CompilerOptions& compiler_options,
-    const JniCallingConvention& jni_conv ATTRIBUTE_UNUSED,
-    bool is_critical_native) {
-  if (!kUseHubble || is_critical_native) {
-    return nullptr;
-  }
-  switch (compiler_options.GetInstructionSet()) {
-#ifdef ART_ENABLE_CODEGEN_arm
-    case InstructionSet::kArm:
-    case InstructionSet::kThumb2:
-      return std::make_unique<JniTracePointsArm>(down_cast<arm::ArmVIXLJNIMacroAssembler*>(jni_asm),
-                                                 jni_conv);
-#endif
-    default:
-      return nullptr;
-  }
+std::unique_ptr<JniTracePoints> CreateJniTracePoints(JNIMacroAssembler<PointerSize::k32>* jni_asm,
+                                                     const CompilerOptions& compiler_options,
+                                                     const JniCallingConvention& jni_conv,
+                                                     bool is_critical_native) {
+  return Create(jni_asm, compiler_options, jni_conv, is_critical_native);
+}
+
+std::unique_ptr<JniTracePoints> CreateJniTracePoints(JNIMacroAssembler<PointerSize::k64>* jni_asm,
+                                                     const CompilerOptions& compiler_options,
+                                                     const JniCallingConvention& jni_conv,
+                                                     bool is_critical_native) {
+  return Create(jni_asm, compiler_options, jni_conv, is_critical_native);
 }
 
 }  // namespace hubble

@@ -387,18 +387,15 @@ pub fn encode_around<'s>(
     for v in [h.pid, h.tid, count, 0] {
         head.extend_from_slice(&v.to_le_bytes());
     }
-    for (what, s) in strings(h) {
-        if s.len() > MAX_STRING {
-            return Err(invalid(what, alloc::format!("{} bytes long", s.len())));
-        }
+    // Checks every string's length, so the casts below cannot truncate.
+    let window_offset = window_offset(h)?;
+    for (_, s) in strings(h) {
         head.extend_from_slice(&(s.len() as u16).to_le_bytes());
         head.extend_from_slice(s.as_bytes());
     }
-    while head.len() % 8 != 0 {
-        head.push(0);
-    }
-    let window_offset = head.len() as u32;
-    head[12..16].copy_from_slice(&window_offset.to_le_bytes());
+    debug_assert!(head.len() <= window_offset && window_offset - head.len() < 8);
+    head.resize(window_offset, 0);
+    head[12..16].copy_from_slice(&(window_offset as u32).to_le_bytes());
     let mut tail = Vec::new();
     let mut written = 0usize;
     let mut previous = None;

@@ -180,21 +180,6 @@ pub fn distinct_methods(
     Ok(())
 }
 
-/// A trace file in three pieces; the window is written straight from the copy-out buffer.
-pub use hubble_format::file::EncodedParts as EncodedFile;
-
-/// Encodes a trace file without materializing it (the format crate's piecewise encoder).
-pub fn encode_file<'a>(
-    header: hubble_format::TraceHeader,
-    window: &'a [u64],
-    symbols: std::collections::BTreeMap<u64, String>,
-) -> Result<EncodedFile<'a>, hubble_format::FileError> {
-    hubble_format::file::encode_parts(&header, window, &symbols)
-}
-
-/// Writes `parts` to `path` atomically (temporary name, 0600, fsync, rename, directory fsync).
-pub use hubble_format::file::write_atomic_parts;
-
 /// A file being written for [`Storage::create_atomic`]: pieces at any offsets, from any thread,
 /// then one commit. Dropped without a commit, nothing appears under its name.
 pub trait PendingFile: Send + Sync {
@@ -212,16 +197,6 @@ pub trait PendingFile: Send + Sync {
 pub trait Storage: Send + Sync {
     /// Starts writing `path` atomically (never a partial file under `path`).
     fn create_atomic(&self, path: &Path) -> io::Result<Box<dyn PendingFile + '_>>;
-    /// Writes the concatenation of `parts` to `path` atomically.
-    fn write_atomic(&self, path: &Path, parts: &[&[u8]]) -> io::Result<()> {
-        let file = self.create_atomic(path)?;
-        let mut offset = 0u64;
-        for part in parts {
-            file.write_at(offset, part)?;
-            offset += part.len() as u64;
-        }
-        file.commit()
-    }
     /// Creates the trace directory if needed.
     fn ensure_dir(&self, dir: &Path) -> io::Result<()>;
     /// Trace files in `dir`: (name, bytes).

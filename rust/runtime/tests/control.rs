@@ -84,6 +84,9 @@ fn flush_of_a_thread_in_native_writes_a_decodable_file_and_restarts() {
         "{name}"
     );
     let file = only_file(&dir);
+    // Written in pieces (window first, on a helper thread; header and symbols around it), the
+    // file is byte for byte what the format crate encodes in one piece.
+    assert_eq!(std::fs::read(&path).unwrap(), file.to_bytes().unwrap());
     assert_eq!(file.header.tid, 42);
     assert_eq!(file.header.thread_name, "main");
     assert_eq!(file.header.reason, "jank detector");

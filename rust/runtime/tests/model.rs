@@ -87,34 +87,3 @@ fn model_matches_ring_writer_32() {
         run(Mode::Bits32, seed * 104729, 5000);
     }
 }
-
-#[test]
-fn encoded_file_is_byte_for_byte_the_format_crates() {
-    use hubble_format::{TraceFile, TraceHeader};
-    let header = TraceHeader {
-        mode: Mode::Bits64,
-        timer_hz: 19_200_000,
-        reference_counter: 0x1234_5678_9abc,
-        wall_clock_ns: 1_700_000_000_000_000_000,
-        ring_bytes: 4096,
-        write_pos: 64,
-        pid: 7,
-        tid: 8,
-        thread_name: "main".into(),
-        process_name: "com.x".into(),
-        reason: "why".into(),
-    };
-    let window: Vec<u64> = vec![3, 0x10_0000_1000, 0x11_0000_0000, 0x12_0000_0000];
-    let symbols: std::collections::BTreeMap<u64, String> =
-        [(0x1000u64, "a.B.c()".to_string())].into_iter().collect();
-    let encoded =
-        hubble_runtime::flush::encode_file(header.clone(), &window, symbols.clone()).unwrap();
-    let reference = TraceFile {
-        header,
-        window: window.clone(),
-        symbols,
-    }
-    .to_bytes()
-    .unwrap();
-    assert_eq!(encoded.parts().concat(), reference);
-}

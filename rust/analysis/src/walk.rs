@@ -2,7 +2,7 @@
 //! open ancestors.
 
 use hubble_export::clock::WallClock;
-use hubble_export::stream::{shape, Step, ThreadSteps};
+use hubble_export::stream::{prepare_one, Step};
 
 use crate::{Input, Result};
 
@@ -49,10 +49,10 @@ impl Closed {
 /// `ancestors[0]` is the outermost. Frames cut by the window edges are balanced as the
 /// exporters balance them. Returns the input's clock.
 pub fn walk(input: Input<'_>, mut visit: impl FnMut(&[Open], &Closed)) -> Result<WallClock> {
-    let shape = shape(input, |_| {})?;
+    let prepared = prepare_one(input)?;
     let clock = WallClock::new(&input.file.header);
     let mut stack: Vec<Open> = Vec::new();
-    for (counter, step) in ThreadSteps::new(input, &shape)? {
+    for (counter, step) in prepared.steps() {
         match step {
             Step::Enter(method) => {
                 if let Some(parent) = stack.last_mut() {

@@ -5,7 +5,7 @@
 //!
 //! The trace file (a wrapped 64-bit ring, startup-like call mix, every method symbolized) is
 //! written once to the temporary directory; every measurement reads it from the page cache.
-//! Each stage's median over RUNS runs is printed. Peak memory (VmHWM) of the full pipeline is
+//! Each stage's median over RUNS runs is printed, wall time and the process's CPU time. Peak memory (VmHWM) of the full pipeline is
 //! measured in a child process running only that pipeline. `--write-only RING_MIB PATH` writes
 //! the input and exits, and `--pipeline-only PATH` runs read + export once (for profilers).
 
@@ -22,13 +22,20 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
-/// CPU time this thread has run (ns), from /proc/thread-self/schedstat: immune to the other
-/// processes sharing the machine, unlike wall time.
+/// CPU time the process has run (ns), every thread's, finished ones included: immune to the
+/// other processes sharing the machine, unlike wall time, and it counts the export's second
+/// thread.
 fn cpu_ns() -> u64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse().ok()))
-        .unwrap_or(0)
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec and the clock id is a constant Linux knows.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return 0;
+    }
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
 /// Wall and CPU time since it was created.
@@ -57,7 +64,9 @@ fn vm_hwm_kib() -> u64 {
         .unwrap_or(0)
 }
 
-fn pipeline(path: &Path, sink: &mut dyn Write) -> usize {
+/// Read + export; returns the bytes written and the file, so that the caller frees it after
+/// stopping its clock, as the plain read's buffer is freed after its clock stops.
+fn pipeline(path: &Path, sink: &mut dyn Write) -> (usize, TraceFile) {
     let file = TraceFile::read(path).expect("read");
     let input = [Input {
         file: &file,
@@ -65,7 +74,7 @@ fn pipeline(path: &Path, sink: &mut dyn Write) -> usize {
     }];
     let mut counter = Counting { inner: sink, n: 0 };
     hubble_export::perfetto::write(&input, &mut counter).expect("export");
-    counter.n
+    (counter.n, file)
 }
 
 struct Counting<'a> {
@@ -97,7 +106,7 @@ fn bench_file(mib: usize) -> TraceFile {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("--pipeline-only") {
-        let out = pipeline(Path::new(&args[2]), &mut std::io::sink());
+        let (out, _) = pipeline(Path::new(&args[2]), &mut std::io::sink());
         println!("{out} {}", vm_hwm_kib());
         return;
     }
@@ -154,23 +163,28 @@ fn main() {
             file: &f,
             name: "bench",
         }];
-        let prepared = hubble_export::stream::prepare(&input, |_, _| {}).expect("prepare");
-        let n = hubble_export::stream::Merged::new(&prepared)
-            .expect("merge")
-            .count();
+        let prepared = hubble_export::stream::prepare(&input).expect("prepare");
+        let mut merged = hubble_export::stream::Merged::new(&prepared).expect("merge");
+        let mut n = 0;
+        while let Some((_, run)) = merged.next_run() {
+            n += run.len();
+        }
         std::hint::black_box(n);
         steps.push(t.stop());
         drop(f);
 
         let t = Clock::start();
-        out_bytes = pipeline(&path, &mut std::io::sink());
+        let (n, f) = pipeline(&path, &mut std::io::sink());
         export.push(t.stop());
+        out_bytes = n;
+        drop(f);
 
         let t = Clock::start();
         let mut out = std::io::BufWriter::new(std::fs::File::create(&out_path).expect("out"));
-        pipeline(&path, &mut out);
+        let (_, f) = pipeline(&path, &mut out);
         out.flush().expect("flush");
         export_file.push(t.stop());
+        drop(f);
     }
     let child = std::process::Command::new(std::env::current_exe().expect("self"))
         .arg("--pipeline-only")
@@ -216,7 +230,7 @@ fn main() {
     row("read + verify (TraceFile::read: parse, CRC-32)", verify);
     row("decode only (EventIter over the window)", decode);
     row(
-        "balanced wall-clock steps (shape walk + decode + merge)",
+        "balanced wall-clock steps (shape walk + decode + merged runs)",
         steps,
     );
     row(

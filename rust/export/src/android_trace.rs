@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 
 use crate::names::{self, BEFORE_WINDOW_SPLIT};
-use crate::stream::{prepare, Merged, Step};
+use crate::stream::{prepare_listing, Merged, Step};
 use crate::{ExportError, Input, Result};
 
 /// Magic of the binary part ("SLOW", little-endian).
@@ -62,7 +62,7 @@ pub fn write(inputs: &[Input<'_>], sink: &mut dyn Write) -> Result<()> {
         ));
     }
     let mut pointers: Vec<HashSet<u64>> = vec![HashSet::new(); inputs.len()];
-    let prepared = prepare(inputs, |i, m| {
+    let prepared = prepare_listing(inputs, |i, m| {
         pointers[i].insert(m);
     })?;
     // Method ids by name (one id per distinct name across inputs), in name order; id 1 is the

@@ -15,6 +15,8 @@ pub struct WallClock {
     whole: u64,
     /// `⌊(10⁹ mod hz) · 2⁶⁴ / hz⌋`.
     frac: u64,
+    /// `⌈(10⁹ mod hz) · 2⁶⁴ / hz⌉`.
+    frac_up: u64,
 }
 
 impl WallClock {
@@ -31,18 +33,38 @@ impl WallClock {
     pub fn from_parts(reference: u64, wall_ns: u64, hz: u64) -> WallClock {
         let hz = hz.max(1);
         let rem = 1_000_000_000 % hz;
+        let scaled = u128::from(rem) << 64;
         WallClock {
             reference,
             wall_ns,
             hz,
             whole: 1_000_000_000 / hz,
-            frac: ((u128::from(rem) << 64) / u128::from(hz)) as u64,
+            frac: (scaled / u128::from(hz)) as u64,
+            // Below 2⁶⁴: rem < hz.
+            frac_up: ((scaled + u128::from(hz) - 1) / u128::from(hz)) as u64,
         }
     }
 
     /// `⌊ticks · 10⁹ / hz⌋`, exact.
     #[inline]
     pub fn ticks_to_ns(&self, ticks: u64) -> u128 {
+        if ticks < 1 << 34 && self.hz <= 1 << 30 {
+            // The common case (a window shorter than ~12 minutes at 24 MHz), with no correction:
+            // rounded up, the fixed-point part overshoots ticks · (10⁹ mod hz) / hz by less than
+            // ticks / 2⁶⁴ < 2⁻³⁰ ≤ 1 / hz, and that fraction is a multiple of 1 / hz, so the
+            // overshoot never reaches the next integer.
+            let part = (u128::from(ticks) * u128::from(self.frac_up)) >> 64;
+            return u128::from(ticks * self.whole + part as u64);
+        }
+        if ticks < 1 << 34 && self.hz < 1 << 32 {
+            // The common case (a window shorter than ~12 minutes at 24 MHz) in 64 bits: ticks ·
+            // 10⁹ and (ns + 1) · hz ≤ ticks · 10⁹ + hz stay below 2⁶⁴.
+            let exact = ticks * 1_000_000_000;
+            let ns =
+                ticks * self.whole + ((u128::from(ticks) * u128::from(self.frac)) >> 64) as u64;
+            // Added, not branched on: whether the correction is needed varies from tick to tick.
+            return u128::from(ns + u64::from((ns + 1) * self.hz <= exact));
+        }
         let t = u128::from(ticks);
         let mut ns = t * u128::from(self.whole) + ((t * u128::from(self.frac)) >> 64);
         // The fixed-point part may be one short of the floor; one multiplication checks it.
@@ -78,6 +100,9 @@ mod tests {
             24_000_000,
             62_500_000,
             1_000_000_000,
+            (1 << 30) - 1,
+            1 << 30,
+            (1 << 30) + 1,
             3_000_000_007,
         ] {
             let clock = WallClock::from_parts(1 << 50, 1_700_000_000_000_000_000, hz);
@@ -89,6 +114,23 @@ mod tests {
                 let ticks = x >> (x % 40);
                 let want = u128::from(ticks) * 1_000_000_000 / u128::from(hz);
                 assert_eq!(clock.ticks_to_ns(ticks), want, "hz {hz} ticks {ticks}");
+            }
+            // Where the fraction is exactly zero or just below or above it (every multiple of
+            // hz, near the fast path's limit too), and the limit itself.
+            for base in [0u64, (1 << 34) - 1_000_000 * hz.min(16_000)] {
+                for k in 0..1000u64 {
+                    let t = base / hz * hz + k * hz;
+                    for ticks in [
+                        t.saturating_sub(1),
+                        t,
+                        t + 1,
+                        (1 << 34) - 1 - k,
+                        (1 << 34) + k,
+                    ] {
+                        let want = u128::from(ticks) * 1_000_000_000 / u128::from(hz);
+                        assert_eq!(clock.ticks_to_ns(ticks), want, "hz {hz} ticks {ticks}");
+                    }
+                }
             }
         }
     }

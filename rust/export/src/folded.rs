@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::io::Write;
 
 use crate::names;
-use crate::stream::{prepare, Step, ThreadSteps};
+use crate::stream::{prepare, Step};
 use crate::{ExportError, Input, Result};
 
 struct Trie {
@@ -44,7 +44,7 @@ impl Trie {
 
 /// The folded stacks of `inputs`, sorted, one `frames value` string each (value: self ns).
 pub fn folded_lines(inputs: &[Input<'_>]) -> Result<Vec<String>> {
-    let prepared = prepare(inputs, |_, _| {})?;
+    let prepared = prepare(inputs)?;
     // Node 0 is the root (no frame).
     let mut trie = Trie {
         children: HashMap::new(),
@@ -64,7 +64,7 @@ pub fn folded_lines(inputs: &[Input<'_>]) -> Result<Vec<String>> {
         let mut method_names: HashMap<Option<u64>, u32> = HashMap::new();
         let mut stack: Vec<u32> = vec![base];
         let mut previous: Option<u64> = None;
-        for (counter, step) in ThreadSteps::new(input, &p.shape)? {
+        for (counter, step) in p.steps() {
             if let Some(prev) = previous {
                 let top = *stack.last().expect("base");
                 if top != base {

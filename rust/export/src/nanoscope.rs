@@ -15,7 +15,7 @@ pub fn write(inputs: &[Input<'_>], sink: &mut dyn Write) -> Result<()> {
             inputs.len()
         )));
     }
-    let prepared = prepare(inputs, |_, _| {})?;
+    let prepared = prepare(inputs)?;
     let symbols = &inputs[0].file.symbols;
     for (_, ns, step) in Merged::new(&prepared)? {
         match step {

@@ -9,7 +9,7 @@
 //!   the thread's track) and a clock snapshot that defines that sequence-scoped clock as
 //!   delta-encoded nanoseconds (`is_incremental`) equal to REALTIME at the trace's first step.
 //!   Then the thread's track descriptor, then the names of the file's symbol table, interned
-//!   once (`InternedData.event_names`, iid = rank of the pointer in the table), then one
+//!   once (`InternedData.event_names`, iid = the pointer's place in [`SymbolIndex`]), then one
 //!   `TYPE_SLICE_BEGIN` / `TYPE_SLICE_END` track event per step, whose timestamp is the delta
 //!   from the sequence's previous timestamp. A method missing from the symbol table is interned
 //!   in the packet that first uses it; a step earlier than its predecessor (never seen) would
@@ -25,7 +25,7 @@ use crate::proto::{
     ProcessDescriptor, ThreadDescriptor, TracePacket, TracePacketDefaults, TrackDescriptor,
     TrackEvent, TrackEventDefaults,
 };
-use crate::stream::{prepare, Merged, Step};
+use crate::stream::{self, prepare, Merged};
 use crate::{Input, Result, BEFORE_WINDOW};
 
 const REALTIME: u32 = proto::BuiltinClock::Realtime as u32;
@@ -64,6 +64,19 @@ fn push_varint(v: u64, out: &mut Vec<u8>) {
     let mut b = [0u8; 10];
     let n = varint(v, &mut b);
     out.extend_from_slice(&b[..n]);
+}
+
+/// `v` (< 2²⁸) as a protobuf varint in the low bytes of the result, and its length, without a
+/// branch: slice timestamps are deltas of a few to a few thousand ns whose length varies from
+/// one packet to the next, so a loop over the bytes would mispredict on many of them.
+#[inline(always)]
+fn varint28(v: u64) -> (u32, usize) {
+    debug_assert!(v < 1 << 28);
+    let groups =
+        (v & 0x7f) | ((v << 1) & 0x7f00) | ((v << 2) & 0x7f_0000) | ((v << 3) & 0x7f00_0000);
+    let n = 1 + usize::from(v >= 1 << 7) + usize::from(v >= 1 << 14) + usize::from(v >= 1 << 21);
+    let more = 0x0080_8080u64 & ((1u64 << (8 * (n - 1))) - 1);
+    ((groups | more) as u32, n)
 }
 
 /// Pointer → interning id of one sequence: open addressing with linear probing, at most half
@@ -125,15 +138,15 @@ impl IidTable {
     }
 }
 
-/// Pointer → interning id for a file's symbol table: iid = 1 + the pointer's rank in the table
-/// (its pointers are sorted). ART packs `ArtMethod`s in arrays, so the pointers cluster: the
-/// index is a bitmap of the table's pointers, 64 aligned addresses a word, kept with the rank of
-/// the word's first pointer in an open-addressing table keyed by the word's address. A lookup is
-/// one probe, a mask and a popcount, in a table a few times smaller than one slot per method (the
-/// benchmark's 50 000 methods: 4 688 words instead of 50 000 keys), so it stays in cache.
+/// Pointer → interning id for a file's symbol table. ART packs `ArtMethod`s in arrays, so the
+/// pointers cluster: the index is a bitmap of the table's pointers, 64 aligned addresses a word,
+/// in an open-addressing table keyed by the word's address. A pointer's iid is its place in that
+/// bitmap, 1 + 64 × slot + bit: unique, known after one probe and a bit test, with no rank to
+/// count. The table is a few times smaller than one slot per method (the benchmark's 50 000
+/// methods: 4 688 words, 256 KiB), so it stays in cache.
 struct SymbolIndex {
-    /// (word address, bits, rank of its first pointer); bits 0 marks a free slot.
-    slots: Vec<(u64, u64, u64)>,
+    /// (word address, bits); bits 0 marks a free slot.
+    slots: Vec<(u64, u64)>,
     shift: u32,
     /// Every pointer of the table is a multiple of 2^`align`.
     align: u32,
@@ -148,17 +161,17 @@ impl SymbolIndex {
             .min()
             .unwrap_or(0)
             .min(57);
-        let mut words: Vec<(u64, u64, u64)> = Vec::new();
-        for (rank, p) in pointers.enumerate() {
+        let mut words: Vec<(u64, u64)> = Vec::new();
+        for p in pointers {
             let (word, bit) = (p >> (align + 6), (p >> align) & 63);
             match words.last_mut() {
                 Some(w) if w.0 == word => w.1 |= 1 << bit,
-                _ => words.push((word, 1 << bit, rank as u64)),
+                _ => words.push((word, 1 << bit)),
             }
         }
         let size = (2 * words.len()).max(16).next_power_of_two();
         let mut index = SymbolIndex {
-            slots: vec![(0, 0, 0); size],
+            slots: vec![(0, 0); size],
             shift: 64 - size.trailing_zeros(),
             align,
         };
@@ -171,6 +184,11 @@ impl SymbolIndex {
             index.slots[i] = w;
         }
         index
+    }
+
+    /// One more than the largest iid [`SymbolIndex::get`] can return.
+    fn end(&self) -> u64 {
+        self.slots.len() as u64 * 64 + 1
     }
 
     #[inline]
@@ -187,16 +205,15 @@ impl SymbolIndex {
         let mask = self.slots.len() - 1;
         let mut i = self.home(word);
         loop {
-            let (w, bits, rank) = self.slots[i];
+            let (w, bits) = self.slots[i];
             if bits == 0 {
                 return None;
             }
             if w == word {
-                let b = 1u64 << bit;
-                if bits & b == 0 {
+                if bits >> bit & 1 == 0 {
                     return None;
                 }
-                return Some(rank + u64::from((bits & (b - 1)).count_ones()) + 1);
+                return Some(((i as u64) << 6 | bit) + 1);
             }
             i = (i + 1) & mask;
         }
@@ -206,16 +223,51 @@ impl SymbolIndex {
 /// One input's packet sequence: its id, incremental clock and names.
 struct Sequence {
     id: u32,
+    /// Its id field as every slice writes it.
+    field: SeqField,
     /// The sequence's incremental clock: the last timestamp written on it (ns).
     last: u64,
-    /// The symbol table's names (interned up front).
-    symbols: SymbolIndex,
     /// Names interned on first use: pointers missing from the symbol table.
     names: IidTable,
-    /// Iid of [`BEFORE_WINDOW`].
-    before: u64,
     /// Next iid for a name missing from the symbol table.
     next: u64,
+}
+
+/// What a sequence's steps are named by (read-only, so the thread that merges the steps can
+/// look their names up while the writer encodes earlier ones).
+struct Naming {
+    /// The symbol table's names (interned up front).
+    index: SymbolIndex,
+    /// A pointer of the symbol table (0 if it is empty): exits and cut frames look it up, so
+    /// that every step takes the same path through the index.
+    probe: u64,
+    /// Iid of [`BEFORE_WINDOW`].
+    before: u64,
+}
+
+impl Naming {
+    fn new(input: &Input<'_>) -> Naming {
+        let symbols = &input.file.symbols;
+        let index = SymbolIndex::new(symbols.keys());
+        Naming {
+            before: index.end(),
+            probe: symbols.keys().next().copied().unwrap_or(0),
+            index,
+        }
+    }
+
+    /// Appends the iids of `run`'s steps: 0 for an exit, [`MISSING`] for a method that is not in the
+    /// symbol table. One path for every kind of step (see `Out::slice`): exits and cut frames
+    /// look up the probe and take their own iid instead.
+    fn iids(&self, run: &[(u64, u64)], iids: &mut Vec<u64>) {
+        iids.extend(run.iter().map(|&(_, code)| {
+            let control = mask(code <= stream::BEFORE);
+            let key = code ^ ((code ^ self.probe) & control);
+            let iid = self.index.get(key).unwrap_or(MISSING);
+            let own = self.before & mask(code == stream::BEFORE);
+            iid ^ ((iid ^ own) & control)
+        }));
+    }
 }
 
 impl Sequence {
@@ -234,10 +286,40 @@ impl Sequence {
     }
 }
 
+/// A sequence's `trusted_packet_sequence_id` field (tag 10, varint) followed by the
+/// `track_event` tag: the bytes between a slice's timestamp and its event, the same in every
+/// slice of the sequence.
+struct SeqField {
+    bytes: [u8; 8],
+    len: usize,
+}
+
+fn seq_field(seq: u32) -> SeqField {
+    let mut bytes = [0u8; 8];
+    bytes[0] = 0x50; // trusted_packet_sequence_id = 10
+    let n = 1 + varint(u64::from(seq), &mut bytes[1..]);
+    bytes[n] = 0x5a; // track_event = 11, length-delimited
+    SeqField { bytes, len: n + 1 }
+}
+
+/// All ones if `b`, else zero, opaque to the optimizer: a select written with it stays free of
+/// branches (given a plain mask, LLVM turns `x ^ ((x ^ y) & mask)` back into a branch when one
+/// side is a load).
+#[inline(always)]
+fn mask(b: bool) -> u64 {
+    std::hint::black_box(0u64.wrapping_sub(u64::from(b)))
+}
+
+/// A step's iid before it is known: the method is not in the symbol table.
+const MISSING: u64 = u64::MAX;
+
 /// Packets go to a fixed buffer that is handed to the sink in large writes.
 const FLUSH_AT: usize = 1 << 18;
-/// Room past [`FLUSH_AT`] for one hot-path packet (at most 36 bytes).
+/// Room past the last hot-path packet for the fixed-size stores that write one.
 const SLACK: usize = 64;
+/// The longest hot-path slice: packet tag and length 2, timestamp 1 + 4, sequence id and the
+/// track event's tag 7, event length, type and name 1 + 2 + 5, flags 2.
+const SLICE_MAX: usize = 24;
 
 struct Out<'w> {
     buf: Vec<u8>,
@@ -255,6 +337,18 @@ impl<'w> Out<'w> {
             sink,
             scratch: Vec::new(),
         }
+    }
+
+    /// Makes room for `slices` hot-path slices, so that [`Out::slice`] need not check.
+    fn reserve(&mut self, slices: usize) -> Result<()> {
+        let need = slices * SLICE_MAX + SLACK;
+        if self.pos + need > self.buf.len() {
+            self.drain()?;
+            if need > self.buf.len() {
+                self.buf.resize(need, 0);
+            }
+        }
+        Ok(())
     }
 
     fn drain(&mut self) -> Result<()> {
@@ -295,47 +389,68 @@ impl<'w> Out<'w> {
         self.scratch_packet()
     }
 
-    /// The hot path: a slice begin (`iid` = its name) or end on sequence `seq`, `delta` ns after
-    /// the sequence's previous timestamp. Encoded by hand, fields in number order: timestamp 8,
+    /// The hot path: a slice begin (`begin`, named `iid`) or end on the sequence whose
+    /// `trusted_packet_sequence_id` field is `seq` (see [`seq_field`]), `delta` ns after the
+    /// sequence's previous timestamp. Encoded by hand, fields in number order: timestamp 8,
     /// trusted_packet_sequence_id 10, track_event 11 {type 9, name_iid 10}, sequence_flags 13
     /// (`SEQ_NEEDS_INCREMENTAL_STATE`: the clock, defaults and names are incremental state).
-    /// The tests decode it with prost; the stage checks it against Perfetto's own schema.
+    /// Begins and ends take the same path (an end writes the name and then overwrites it), so
+    /// their mix costs no mispredictions. The tests decode it with prost; the stage checks it
+    /// against Perfetto's own schema.
     #[inline]
-    fn slice(&mut self, delta: u64, seq: u32, iid: Option<u64>) -> Result<()> {
-        if self.pos >= FLUSH_AT {
-            self.drain()?;
+    /// Room must have been made with [`Out::reserve`].
+    fn slice(&mut self, delta: u64, seq: &SeqField, begin: bool, iid: u64) -> Result<()> {
+        debug_assert!(self.pos + SLACK <= self.buf.len(), "reserve first");
+        if (delta | iid) >= 1 << 28 {
+            return self.slice_wide(delta, seq, begin, iid);
         }
         let p: &mut [u8; SLACK] = (&mut self.buf[self.pos..self.pos + SLACK])
             .try_into()
             .expect("SLACK bytes");
         p[0] = 0x0a; // Trace.packet = 1, length-delimited; p[1] = length (< 128), set below
         p[2] = 0x40; // timestamp = 8
-        let mut n = 3 + varint(delta, &mut p[3..]);
-        p[n] = 0x50; // trusted_packet_sequence_id = 10
-        n += 1;
-        n += varint(u64::from(seq), &mut p[n..]);
-        p[n] = 0x5a; // track_event = 11, length-delimited
-        p[n + 2] = 0x48; // type = 9
-        match iid {
-            None => {
-                p[n + 1] = 2;
-                p[n + 3] = track_event::Type::SliceEnd as u8;
-                n += 4;
-            }
-            Some(iid) => {
-                p[n + 3] = track_event::Type::SliceBegin as u8;
-                p[n + 4] = 0x50; // name_iid = 10
-                let k = varint(iid, &mut p[n + 5..]);
-                p[n + 1] = (3 + k) as u8;
-                n += 5 + k;
-            }
-        }
+        let (bytes, k) = varint28(delta);
+        p[3..7].copy_from_slice(&bytes.to_le_bytes());
+        let mut n = 3 + k;
+        p[n..n + 8].copy_from_slice(&seq.bytes); // trusted_packet_sequence_id, then 0x5a
+        n += seq.len;
+        // track_event = 11 (length-delimited, its tag ends `seq`): type 9, name_iid 10.
+        let (bytes, k) = varint28(iid);
+        let name = (1 + k) & mask(begin) as usize;
+        p[n] = (2 + name) as u8;
+        p[n + 1] = 0x48;
+        p[n + 2] = 2 - u8::from(begin); // TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2
+        p[n + 3] = 0x50;
+        p[n + 4..n + 8].copy_from_slice(&bytes.to_le_bytes());
+        n += 3 + name;
         p[n] = 0x68; // sequence_flags = 13
         p[n + 1] = SEQ_NEEDS_INCREMENTAL_STATE as u8;
         n += 2;
         p[1] = (n - 2) as u8;
         self.pos += n;
         Ok(())
+    }
+
+    /// [`Out::slice`] for a delta or iid of 2²⁸ or more (a pause of over a quarter second).
+    #[cold]
+    fn slice_wide(&mut self, delta: u64, seq: &SeqField, begin: bool, iid: u64) -> Result<()> {
+        let mut body = Vec::with_capacity(40);
+        body.push(0x40); // timestamp = 8
+        push_varint(delta, &mut body);
+        body.extend_from_slice(&seq.bytes[..seq.len - 1]);
+        body.push(0x5a); // track_event = 11
+        let mut event = vec![0x48, 2 - u8::from(begin)];
+        if begin {
+            event.push(0x50);
+            push_varint(iid, &mut event);
+        }
+        push_varint(event.len() as u64, &mut body);
+        body.extend_from_slice(&event);
+        body.push(0x68); // sequence_flags = 13
+        body.push(SEQ_NEEDS_INCREMENTAL_STATE as u8);
+        self.scratch.clear();
+        self.scratch.extend_from_slice(&body);
+        self.scratch_packet()
     }
 
     /// Interned names in packets of at most about 32 KiB: `InternedData.event_names` (field
@@ -382,139 +497,163 @@ impl<'w> Out<'w> {
 
 /// Writes `inputs` as one Perfetto trace.
 pub fn write(inputs: &[Input<'_>], sink: &mut dyn Write) -> Result<()> {
-    let prepared = prepare(inputs, |_, _| {})?;
-    let mut out = Out::new(sink);
+    let prepared = prepare(inputs)?;
+    // Names are looked up by whichever thread has time (see `Merged::pipeline`).
+    let naming = inputs.iter().map(Naming::new).collect::<Vec<_>>();
     let mut merged = Merged::new(&prepared)?;
     let first_ns = merged.peek_time();
-
-    out.packet(&TracePacket {
-        timestamp: first_ns,
-        data: Some(trace_packet::Data::ClockSnapshot(ClockSnapshot {
-            clocks: vec![clock_snapshot::Clock {
-                clock_id: Some(REALTIME),
-                timestamp: first_ns,
-                is_incremental: None,
-            }],
-            primary_trace_clock: Some(proto::BuiltinClock::Realtime as i32),
-        })),
-        ..Default::default()
-    })?;
-    let mut pids: std::collections::BTreeMap<u32, &str> = Default::default();
-    for input in inputs {
-        pids.entry(input.file.header.pid)
-            .or_insert(&input.file.header.process_name);
-    }
-    for (pid, name) in &pids {
-        out.packet(&TracePacket {
-            data: Some(trace_packet::Data::TrackDescriptor(TrackDescriptor {
-                uuid: Some(process_uuid(*pid)),
-                process: Some(ProcessDescriptor {
-                    pid: Some(*pid as i32),
-                    process_name: Some((*name).to_owned()),
-                }),
-                ..Default::default()
-            })),
-            ..Default::default()
-        })?;
-    }
     // Every sequence's incremental clock starts at the trace's first step, on REALTIME.
     let base = first_ns.unwrap_or(0);
-    let mut seqs = Vec::with_capacity(inputs.len());
-    for (i, (input, p)) in inputs.iter().zip(&prepared).enumerate() {
-        let h = &input.file.header;
-        let uuid = thread_uuid(i, h.tid);
-        let id = i as u32 + 1;
-        let sequence_id =
-            Some(trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(id));
+    // The steps are decoded on a second thread from the start; the header (names interned up
+    // front: megabytes for a large symbol table) is written meanwhile.
+    let naming = &naming;
+    let out = Out::new(sink);
+    let start = move || {
+        let mut out = out;
         out.packet(&TracePacket {
+            timestamp: first_ns,
             data: Some(trace_packet::Data::ClockSnapshot(ClockSnapshot {
-                clocks: vec![
-                    clock_snapshot::Clock {
-                        clock_id: Some(REALTIME),
-                        timestamp: Some(base),
-                        is_incremental: None,
-                    },
-                    clock_snapshot::Clock {
-                        clock_id: Some(INCREMENTAL_CLOCK),
-                        timestamp: Some(base),
-                        is_incremental: Some(true),
-                    },
-                ],
-                primary_trace_clock: None,
+                clocks: vec![clock_snapshot::Clock {
+                    clock_id: Some(REALTIME),
+                    timestamp: first_ns,
+                    is_incremental: None,
+                }],
+                primary_trace_clock: Some(proto::BuiltinClock::Realtime as i32),
             })),
-            optional_trusted_packet_sequence_id: sequence_id,
-            sequence_flags: Some(SEQ_INCREMENTAL_STATE_CLEARED),
-            first_packet_on_sequence: Some(true),
-            trace_packet_defaults: Some(TracePacketDefaults {
-                timestamp_clock_id: Some(INCREMENTAL_CLOCK),
-                track_event_defaults: Some(TrackEventDefaults {
-                    track_uuid: Some(uuid),
-                }),
-            }),
             ..Default::default()
         })?;
-        out.packet(&TracePacket {
-            data: Some(trace_packet::Data::TrackDescriptor(TrackDescriptor {
-                uuid: Some(uuid),
-                parent_uuid: Some(process_uuid(h.pid)),
-                thread: Some(ThreadDescriptor {
-                    pid: Some(h.pid as i32),
-                    tid: Some(i64::from(h.tid)),
-                    thread_name: Some(h.thread_name.clone()),
+        let mut pids: std::collections::BTreeMap<u32, &str> = Default::default();
+        for input in inputs {
+            pids.entry(input.file.header.pid)
+                .or_insert(&input.file.header.process_name);
+        }
+        for (pid, name) in &pids {
+            out.packet(&TracePacket {
+                data: Some(trace_packet::Data::TrackDescriptor(TrackDescriptor {
+                    uuid: Some(process_uuid(*pid)),
+                    process: Some(ProcessDescriptor {
+                        pid: Some(*pid as i32),
+                        process_name: Some((*name).to_owned()),
+                    }),
+                    ..Default::default()
+                })),
+                ..Default::default()
+            })?;
+        }
+        let mut seqs = Vec::with_capacity(inputs.len());
+        for (i, (input, p)) in inputs.iter().zip(&prepared).enumerate() {
+            let h = &input.file.header;
+            let uuid = thread_uuid(i, h.tid);
+            let id = i as u32 + 1;
+            let sequence_id =
+                Some(trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(id));
+            out.packet(&TracePacket {
+                data: Some(trace_packet::Data::ClockSnapshot(ClockSnapshot {
+                    clocks: vec![
+                        clock_snapshot::Clock {
+                            clock_id: Some(REALTIME),
+                            timestamp: Some(base),
+                            is_incremental: None,
+                        },
+                        clock_snapshot::Clock {
+                            clock_id: Some(INCREMENTAL_CLOCK),
+                            timestamp: Some(base),
+                            is_incremental: Some(true),
+                        },
+                    ],
+                    primary_trace_clock: None,
+                })),
+                optional_trusted_packet_sequence_id: sequence_id,
+                sequence_flags: Some(SEQ_INCREMENTAL_STATE_CLEARED),
+                first_packet_on_sequence: Some(true),
+                trace_packet_defaults: Some(TracePacketDefaults {
+                    timestamp_clock_id: Some(INCREMENTAL_CLOCK),
+                    track_event_defaults: Some(TrackEventDefaults {
+                        track_uuid: Some(uuid),
+                    }),
                 }),
                 ..Default::default()
-            })),
-            optional_trusted_packet_sequence_id: sequence_id,
-            ..Default::default()
-        })?;
-        // The symbol table is known up front: its names are interned once, iid = rank + 1.
-        let symbols = &input.file.symbols;
-        let before = symbols.len() as u64 + 1;
-        let cut = (p.shape.before > 0).then_some((before, BEFORE_WINDOW));
-        out.names(
-            id,
-            symbols
-                .values()
-                .map(String::as_str)
-                .enumerate()
-                .map(|(k, name)| (k as u64 + 1, name))
-                .chain(cut),
-        )?;
-        seqs.push(Sequence {
-            id,
-            last: base,
-            symbols: SymbolIndex::new(symbols.keys()),
-            names: IidTable::with_capacity(16),
-            before,
-            next: before + 1,
-        });
-    }
+            })?;
+            out.packet(&TracePacket {
+                data: Some(trace_packet::Data::TrackDescriptor(TrackDescriptor {
+                    uuid: Some(uuid),
+                    parent_uuid: Some(process_uuid(h.pid)),
+                    thread: Some(ThreadDescriptor {
+                        pid: Some(h.pid as i32),
+                        tid: Some(i64::from(h.tid)),
+                        thread_name: Some(h.thread_name.clone()),
+                    }),
+                    ..Default::default()
+                })),
+                optional_trusted_packet_sequence_id: sequence_id,
+                ..Default::default()
+            })?;
+            // The symbol table is known up front: its names are interned once, each under its
+            // place in the index.
+            let symbols = &input.file.symbols;
+            let Naming { index, before, .. } = &naming[i];
+            let before = *before;
+            let cut = (p.shape.before > 0).then_some((before, BEFORE_WINDOW));
+            out.names(
+                id,
+                symbols
+                    .iter()
+                    .map(|(p, name)| (index.get(*p).expect("indexed"), name.as_str()))
+                    .chain(cut),
+            )?;
+            seqs.push(Sequence {
+                id,
+                field: seq_field(id),
+                last: base,
+                names: IidTable::with_capacity(16),
+                next: before + 1,
+            });
+        }
+        Ok((out, seqs))
+    };
+    let (out, ..) = merged.pipeline(
+        &|i, run, iids| naming[i].iids(run, iids),
+        start,
+        |(out, seqs), i, run, iids| {
+            write_run(out, &mut seqs[i], &inputs[i].file.symbols, run, iids)
+        },
+    )?;
+    out.finish()
+}
 
-    for (i, ns, step) in merged.by_ref() {
-        let s = &mut seqs[i];
+/// Writes one run of a sequence's steps (wall-clock ns, packed code) named `iids`.
+fn write_run(
+    out: &mut Out<'_>,
+    s: &mut Sequence,
+    symbols: &std::collections::BTreeMap<u64, String>,
+    run: &[(u64, u64)],
+    iids: &[u64],
+) -> Result<()> {
+    out.reserve(run.len())?;
+    for (k, (&(ns, code), &iid)) in run.iter().zip(iids).enumerate() {
+        let begin = code != stream::EXIT;
+        let mut iid = iid;
         let mut fresh = None;
-        let iid = match step {
-            Step::Enter(None) => Some(s.before),
-            Step::Enter(Some(m)) => Some(match s.symbols.get(m).or_else(|| s.names.get(m)) {
+        if iid == MISSING {
+            iid = match s.names.get(code) {
                 Some(iid) => iid,
                 None => {
                     // Not in the symbol table: interned in the packet that first uses it.
                     let iid = s.next;
                     s.next += 1;
-                    s.names.insert(m, iid);
-                    fresh = Some((iid, m));
+                    s.names.insert(code, iid);
+                    fresh = Some((iid, code));
                     iid
                 }
-            }),
-            Step::Exit => None,
-        };
+            };
+        }
         let (timestamp, clock) = s.stamp(ns);
         if clock.is_none() && fresh.is_none() {
-            out.slice(timestamp, s.id, iid)?;
+            out.slice(timestamp, &s.field, begin, iid)?;
             continue;
         }
+        let iid = begin.then_some(iid);
         // Cold path: a new name, or a step before its predecessor (absolute, on REALTIME).
-        let symbols = &inputs[i].file.symbols;
         out.packet(&TracePacket {
             timestamp: Some(timestamp),
             timestamp_clock_id: clock,
@@ -538,8 +677,10 @@ pub fn write(inputs: &[Input<'_>], sink: &mut dyn Write) -> Result<()> {
             })),
             ..Default::default()
         })?;
+        // The packet may have taken room the slices still need.
+        out.reserve(run.len() - k)?;
     }
-    out.finish()
+    Ok(())
 }
 
 #[cfg(test)]
@@ -548,15 +689,26 @@ mod tests {
 
     #[test]
     fn hand_encoded_slices_decode_with_prost() {
-        for (delta, seq, iid) in [
+        let mut cases = vec![
             (0u64, 1u32, Some(1u64)),
             (1_700_000_000_123_456_789, 300, Some(123_456)),
             (u64::MAX, u32::MAX, None),
             (127, 127, Some(u64::MAX)),
-        ] {
+            (5, 1, None),
+        ];
+        // Every varint length on both sides of the fast path's limit, begins and ends.
+        for bits in [0u32, 7, 14, 21, 28, 35] {
+            for v in [(1u64 << bits).saturating_sub(1), 1 << bits] {
+                cases.push((v, 1, Some(v.max(1))));
+                cases.push((v, 128, None));
+                cases.push((3, 2, Some(v.max(1))));
+            }
+        }
+        for (delta, seq, iid) in cases {
             let mut sink = Vec::new();
             let mut out = Out::new(&mut sink);
-            out.slice(delta, seq, iid).unwrap();
+            out.slice(delta, &seq_field(seq), iid.is_some(), iid.unwrap_or(0))
+                .unwrap();
             out.finish().unwrap();
             let trace = proto::Trace::decode(sink.as_slice()).unwrap();
             let want = TracePacket {
@@ -609,7 +761,7 @@ mod tests {
     }
 
     #[test]
-    fn symbol_index_ranks_every_pointer_and_nothing_else() {
+    fn symbol_index_names_every_pointer_once_and_nothing_else() {
         let mut x = 0x2545_f491_4f6c_dd1du64;
         let mut rand = move || {
             x ^= x << 13;
@@ -632,8 +784,11 @@ mod tests {
             set.insert(0);
             set.insert(u64::MAX << align);
             let index = SymbolIndex::new(set.iter());
-            for (rank, p) in set.iter().enumerate() {
-                assert_eq!(index.get(*p), Some(rank as u64 + 1), "{p:#x}");
+            let mut iids = std::collections::HashSet::new();
+            for p in &set {
+                let iid = index.get(*p).unwrap_or_else(|| panic!("{p:#x} missing"));
+                assert!((1..index.end()).contains(&iid), "{p:#x}: {iid}");
+                assert!(iids.insert(iid), "{p:#x}: iid {iid} twice");
             }
             let sorted: Vec<u64> = set.iter().copied().collect();
             for k in 0..40_000usize {
@@ -644,8 +799,11 @@ mod tests {
                 } else {
                     rand()
                 };
-                let want = sorted.binary_search(&p).ok().map(|r| r as u64 + 1);
-                assert_eq!(index.get(p), want, "{p:#x}");
+                assert_eq!(
+                    index.get(p).is_some(),
+                    sorted.binary_search(&p).is_ok(),
+                    "{p:#x}"
+                );
             }
         }
         assert_eq!(SymbolIndex::new([].iter()).get(0x1000), None);
@@ -655,10 +813,9 @@ mod tests {
     fn time_going_backwards_is_absolute_and_keeps_the_clock() {
         let mut s = Sequence {
             id: 1,
+            field: seq_field(1),
             last: 1000,
-            symbols: SymbolIndex::new([].iter()),
             names: IidTable::with_capacity(1),
-            before: 1,
             next: 2,
         };
         assert_eq!(s.stamp(1000), (0, None));

@@ -50,7 +50,7 @@ fn steps_are_the_call_tree_in_pre_order() {
             file: &file,
             name: "t",
         }];
-        let prepared = prepare(&input, |_, _| {}).unwrap();
+        let prepared = prepare(&input).unwrap();
         let before = tree
             .frames
             .iter()
@@ -59,9 +59,7 @@ fn steps_are_the_call_tree_in_pre_order() {
         assert_eq!(prepared[0].shape.before, before, "{spec:?}");
         let open = tree.frames.iter().filter(|f| f.open_at_end).count() as u64;
         assert_eq!(prepared[0].shape.open_at_end, open, "{spec:?}");
-        let steps: Vec<_> = hubble_export::stream::ThreadSteps::new(input[0], &prepared[0].shape)
-            .unwrap()
-            .collect();
+        let steps: Vec<_> = prepared[0].steps().collect();
         let entries: Vec<(u64, Option<u64>)> = steps
             .iter()
             .filter_map(|(c, s)| match s {
@@ -95,7 +93,7 @@ fn steps_are_the_call_tree_in_pre_order() {
 fn merge_is_in_wall_clock_order_and_complete() {
     let files: Vec<TraceFile> = specs().iter().map(trace).collect();
     let inputs = inputs(&files);
-    let prepared = prepare(&inputs, |_, _| {}).unwrap();
+    let prepared = prepare(&inputs).unwrap();
     let mut last = 0;
     let mut per = vec![0usize; files.len()];
     for (i, t, _) in Merged::new(&prepared).unwrap() {
@@ -106,6 +104,41 @@ fn merge_is_in_wall_clock_order_and_complete() {
     for (i, p) in prepared.iter().enumerate() {
         assert_eq!(per[i] as u64, 2 * (p.shape.before + p.shape.entries));
     }
+}
+
+/// Runs (what the Perfetto writer consumes) and single steps give the same sequence, and both
+/// are a stable sort by wall-clock time of every thread's own steps: ties go to the earlier
+/// input. Inputs that overlap in time, are identical (every step a tie) and span several
+/// batches each.
+#[test]
+fn runs_and_steps_are_the_stable_merge() {
+    let mut files: Vec<TraceFile> = specs().iter().map(trace).collect();
+    files.push(files[0].clone());
+    let mut long = specs()[1].clone();
+    long.ring_slots = 20_000;
+    long.seed = 7;
+    long.wall_clock_ns = files[0].header.wall_clock_ns;
+    files.push(trace(&long));
+    let inputs = inputs(&files);
+    let prepared = prepare(&inputs).unwrap();
+    let mut want: Vec<(u64, usize, Step)> = Vec::new();
+    for (i, p) in prepared.iter().enumerate() {
+        want.extend(p.steps().map(|(c, s)| (p.clock.wall_ns(c), i, s)));
+    }
+    want.sort_by_key(|&(t, i, _)| (t, i));
+    let want: Vec<(usize, u64, Step)> = want.into_iter().map(|(t, i, s)| (i, t, s)).collect();
+    let steps: Vec<_> = Merged::new(&prepared).unwrap().collect();
+    assert_eq!(steps, want);
+    let mut merged = Merged::new(&prepared).unwrap();
+    let mut runs = Vec::new();
+    let mut count = 0;
+    while let Some((i, run)) = merged.next_run() {
+        assert!(!run.is_empty());
+        count += 1;
+        runs.extend(run.iter().map(|&(t, code)| (i, t, Step::from_code(code))));
+    }
+    assert_eq!(runs, want);
+    assert!(count > 10 && count < want.len(), "{count} runs");
 }
 
 #[test]
@@ -178,13 +211,55 @@ fn perfetto_round_trips_through_prost() {
 /// delta, REALTIME for explicit absolute timestamps; interned names) equal the merged steps.
 #[test]
 fn perfetto_incremental_times_and_names_equal_the_steps() {
+    let files: Vec<TraceFile> = specs().iter().map(trace).collect();
+    check_perfetto(&files);
+}
+
+/// The same with output many times the writer's buffer, from two large threads whose steps
+/// interleave, a third of whose methods have no symbol (each interned by a packet of its own,
+/// in between the slices), so that both threads of the export look names up.
+#[test]
+fn perfetto_large_interleaved_with_names_interned_on_the_way() {
+    let files: Vec<TraceFile> = (0..2u64)
+        .map(|i| {
+            trace(&Spec {
+                ring_slots: 150_000,
+                methods: 20_000,
+                unresolved_every: 3,
+                seed: 7 + i,
+                tid: 300 + i as u32,
+                ..Spec::default()
+            })
+        })
+        .collect();
+    let (bytes, interned_on_the_way) = check_perfetto(&files);
+    assert!(bytes > 4 << 20, "{bytes} bytes");
+    assert!(interned_on_the_way > 5_000, "{interned_on_the_way}");
+    // Almost no symbols and mostly distinct methods: whole runs of slices that each intern
+    // their name, longer than the room a run of plain slices needs.
+    let unnamed = trace(&Spec {
+        ring_slots: 60_000,
+        methods: 200_000,
+        unresolved_every: 1,
+        ..Spec::default()
+    });
+    assert!(
+        unnamed.symbols.len() <= 3,
+        "only the synthesizer's fixed methods are named"
+    );
+    let (_, interned_on_the_way) = check_perfetto(std::slice::from_ref(&unnamed));
+    assert!(interned_on_the_way > 10_000, "{interned_on_the_way}");
+}
+
+/// Checks the Perfetto output of `files`; returns its size and how many slices carried a name
+/// interned with them.
+fn check_perfetto(files: &[TraceFile]) -> (usize, usize) {
     use hubble_export::perfetto::INCREMENTAL_CLOCK;
     use hubble_export::proto::trace_packet::{Data, OptionalTrustedPacketSequenceId};
     use hubble_export::proto::track_event::NameField;
     use prost::Message;
     use std::collections::HashMap;
-    let files: Vec<TraceFile> = specs().iter().map(trace).collect();
-    let input = inputs(&files);
+    let input = inputs(files);
     let mut out = Vec::new();
     hubble_export::perfetto::write(&input, &mut out).unwrap();
     let trace = hubble_export::proto::Trace::decode(out.as_slice()).unwrap();
@@ -192,6 +267,7 @@ fn perfetto_incremental_times_and_names_equal_the_steps() {
     let mut names: HashMap<(u32, u64), String> = HashMap::new();
     let mut defaults_clock: HashMap<u32, u32> = HashMap::new();
     let mut got = Vec::new();
+    let mut interned_on_the_way = 0;
     for p in &trace.packet {
         let Some(OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(seq)) =
             p.optional_trusted_packet_sequence_id
@@ -217,6 +293,7 @@ fn perfetto_incremental_times_and_names_equal_the_steps() {
                 clock.insert(seq, c.timestamp.unwrap());
             }
             Some(Data::TrackEvent(e)) => {
+                interned_on_the_way += usize::from(p.interned_data.is_some());
                 let ts = p.timestamp.unwrap();
                 let ns = match p.timestamp_clock_id.unwrap_or(defaults_clock[&seq]) {
                     1 => ts,
@@ -237,7 +314,7 @@ fn perfetto_incremental_times_and_names_equal_the_steps() {
             _ => {}
         }
     }
-    let prepared = prepare(&input, |_, _| {}).unwrap();
+    let prepared = prepare(&input).unwrap();
     let want: Vec<_> = Merged::new(&prepared)
         .unwrap()
         .map(|(i, ns, step)| {
@@ -258,6 +335,7 @@ fn perfetto_incremental_times_and_names_equal_the_steps() {
         .iter()
         .any(|(_, _, n)| n.as_deref().is_some_and(|n| n.starts_with("0x"))));
     assert_eq!(got, want);
+    (out.len(), interned_on_the_way)
 }
 
 #[test]

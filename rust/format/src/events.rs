@@ -128,6 +128,44 @@ impl From<crate::slot::Record> for EventKind {
     }
 }
 
+/// A backward walk with timestamp recovery: what [`EventIter`] needs to begin.
+struct Walk {
+    summary: ring::WalkSummary,
+    /// Records visited.
+    count: usize,
+    /// The first record (newest first) whose timestamp would be before timer zero.
+    failed_at: Option<usize>,
+    /// At the oldest record (or the starting state, without records).
+    clock: time::BackwardClock,
+}
+
+impl Walk {
+    fn run(
+        view: &RingView<'_>,
+        mode: Mode,
+        mut clock: time::BackwardClock,
+        mut visit: impl FnMut(crate::slot::Record),
+    ) -> Result<Walk, DecodeError> {
+        let mut count = 0usize;
+        let mut failed_at = None;
+        let summary = ring::walk_back(view, mode, |record| {
+            // Only the first failure matters (the result is then an error); the walk goes on
+            // to count the records, which the error's index needs.
+            if failed_at.is_none() && clock.step(record.ts()).is_none() {
+                failed_at = Some(count);
+            }
+            visit(record);
+            count += 1;
+        })?;
+        Ok(Walk {
+            summary,
+            count,
+            failed_at,
+            clock,
+        })
+    }
+}
+
 /// Events in time order, one at a time, without materializing the window.
 ///
 /// A backward walk (which only tracks timestamps) finds where the window begins and the full
@@ -135,57 +173,123 @@ impl From<crate::slot::Record> for EventKind {
 /// unambiguous from a record boundary: a slot is the pointer half of a two-slot entry exactly
 /// when the slot after it carries the marker 1. Timestamps then recover forwards: the upper half
 /// stays the same unless the low half went down, when it grows by one.
+///
+/// The forward pass decodes a batch of slots at a time into a small buffer, with no branch
+/// that depends on the data: every slot yields a candidate event (a marker's method is the slot
+/// before it) and is kept unless it is a pointer half or a pad. Entries and exits, wide and
+/// narrow, then cost the same, and a mix of them costs no mispredictions.
+#[derive(Clone)]
 pub struct EventIter<'a> {
     older: &'a [u64],
     newer: &'a [u64],
     pos: usize,
     end: usize,
-    mode: Mode,
-    previous: u64,
-    started: bool,
+    /// The slot before `pos` (the pointer, when `pos` is a two-slot entry's marker).
+    prev: u64,
+    clock: ForwardClock,
+    /// Decoded (counter, code) pairs: code 0 exit, 3 start, otherwise the method.
+    buf: Vec<(u64, u64)>,
+    len: usize,
+    next: usize,
     summary: ring::WalkSummary,
+    oldest: Option<u64>,
+}
+
+/// Slots decoded per batch: the buffer (16 bytes a slot) stays in the L1 cache.
+const BATCH: usize = 1024;
+
+/// Forward timestamp recovery (the mirror of [`time::BackwardClock`]).
+#[derive(Clone, Copy, Debug)]
+struct ForwardClock {
+    upper: u64,
+    low: u32,
+}
+
+impl ForwardClock {
+    /// The full value of `ts` if `keep` (the state moves on), else of nothing (it stays).
+    #[inline(always)]
+    fn step(&mut self, ts: u32, keep: bool) -> u64 {
+        let wrapped = keep & (ts < self.low);
+        self.upper += u64::from(wrapped);
+        // A mask, not an `if`: pointer halves (not kept) come in a data-dependent mix.
+        let m = 0u32.wrapping_sub(u32::from(keep));
+        self.low ^= (self.low ^ ts) & m;
+        (self.upper << 32) | u64::from(ts)
+    }
+}
+
+/// One slot read forwards: the candidate (counter, code) and whether it is an event. `prev` is
+/// the slot before, `next` the slot after (0 past the end: not a marker).
+#[inline(always)]
+fn forward(clock: &mut ForwardClock, prev: u64, cur: u64, next: u64) -> ((u64, u64), bool) {
+    let (hi, lo) = crate::slot::unpack(cur);
+    // A marker's method is the slot before it; selected by a mask, as wide and narrow entries
+    // come in a data-dependent mix.
+    let wide = 0u64.wrapping_sub(u64::from(lo == crate::slot::WIDE_ENTRY));
+    let code = u64::from(lo) ^ ((u64::from(lo) ^ prev) & wide);
+    let keep = (next as u32 != crate::slot::WIDE_ENTRY) & (lo != crate::slot::PAD);
+    ((clock.step(hi, keep), code), keep)
 }
 
 impl<'a> EventIter<'a> {
     /// Prepares iteration over `view`'s window; timestamps recover from `reference`.
     pub fn new(view: &RingView<'a>, mode: Mode, reference: u64) -> Result<Self, EventsError> {
-        let mut clock = time::BackwardClock::new(reference);
-        let mut oldest = None;
-        let mut index = 0usize;
-        let mut failed_at = None;
-        let summary = ring::walk_back(view, mode, |record| {
-            if failed_at.is_some() {
-                return;
-            }
-            match clock.step(record.ts()) {
-                Some(counter) => oldest = Some(counter),
-                None => failed_at = Some(index),
-            }
-            index += 1;
-        })
-        .map_err(EventsError::Decode)?;
-        if let Some(newest_first) = failed_at {
+        Self::new_visiting(view, mode, reference, |_| {})
+    }
+
+    /// [`EventIter::new`], whose backward walk also hands every record of the window to
+    /// `visit`, newest first: a caller that needs a look at the whole window before iterating
+    /// (how deep the stack is at its edges, which methods it names) gets it from the same walk.
+    pub fn new_visiting(
+        view: &RingView<'a>,
+        mode: Mode,
+        reference: u64,
+        visit: impl FnMut(crate::slot::Record),
+    ) -> Result<Self, EventsError> {
+        let walk = Walk::run(view, mode, time::BackwardClock::new(reference), visit)
+            .map_err(EventsError::Decode)?;
+        if let Some(newest_first) = walk.failed_at {
             return Err(EventsError::Time(TimeError::BeforeZero {
-                index: index - 1 - newest_first,
+                index: walk.count - 1 - newest_first,
             }));
         }
+        // The clock stands at the oldest record.
+        let oldest = (walk.count > 0).then(|| walk.clock.value());
+        Ok(Self::at(view, reference, walk.summary, oldest))
+    }
+
+    /// The iterator over `view`'s window of `summary`, whose oldest record is at `oldest`.
+    fn at(
+        view: &RingView<'a>,
+        reference: u64,
+        summary: ring::WalkSummary,
+        oldest: Option<u64>,
+    ) -> Self {
         let (older, newer) = view.pieces();
         let end = older.len() + newer.len();
         // The window is the last `slots_used` slots; a dropped half record is skipped.
         let pos = end - summary.slots_used + usize::from(summary.dropped_half_record);
-        // `previous` must make the first step land on the oldest counter: take its upper half
-        // and a low half no larger than the first timestamp.
-        let previous = oldest.map_or(reference, |c| c & !0xffff_ffff);
-        Ok(EventIter {
+        // The first step must land on the oldest counter: its upper half, and a low half no
+        // larger than any timestamp.
+        let upper = oldest.map_or(reference, |c| c) >> 32;
+        EventIter {
             older,
             newer,
             pos,
             end,
-            mode,
-            previous,
-            started: false,
+            prev: 0,
+            clock: ForwardClock { upper, low: 0 },
+            buf: Vec::new(),
+            len: 0,
+            next: 0,
             summary,
-        })
+            oldest,
+        }
+    }
+
+    /// The full timer value of the window's oldest record (the first event), if any.
+    pub fn oldest_counter(&self) -> Option<u64> {
+        self.oldest
     }
 
     /// What the backward walk learned about the window.
@@ -201,47 +305,100 @@ impl<'a> EventIter<'a> {
         }
     }
 
-    fn step_forward(&mut self, ts: u32) -> u64 {
-        let mut upper = self.previous >> 32;
-        if self.started && ts < self.previous as u32 {
-            upper += 1;
+    /// Decodes the next batch of slots into the buffer.
+    fn fill(&mut self) {
+        if self.buf.is_empty() {
+            self.buf = alloc::vec![(0, 0); BATCH + 1];
         }
-        self.started = true;
-        self.previous = (upper << 32) | u64::from(ts);
-        self.previous
+        self.len = 0;
+        self.next = 0;
+        let stop = (self.pos + BATCH).min(self.end);
+        while self.pos < stop {
+            let (piece, base) = if self.pos < self.older.len() {
+                (self.older, 0)
+            } else {
+                (self.newer, self.older.len())
+            };
+            // Slots whose successor is in the same piece go through the tight loop; the last
+            // slot of a piece looks at the other piece (or the end) on its own.
+            let first = self.pos - base;
+            let last = (stop - base).min(piece.len() - 1);
+            if first < last {
+                let mut clock = self.clock;
+                let mut prev = self.prev;
+                let mut n = self.len;
+                let out = &mut self.buf[..];
+                for pair in piece[first..=last].windows(2) {
+                    let (event, keep) = forward(&mut clock, prev, pair[0], pair[1]);
+                    out[n] = event;
+                    n += usize::from(keep);
+                    prev = pair[0];
+                }
+                self.clock = clock;
+                self.prev = prev;
+                self.len = n;
+                self.pos = base + last;
+            } else {
+                let cur = self.slot(self.pos);
+                let next = if self.pos + 1 < self.end {
+                    self.slot(self.pos + 1)
+                } else {
+                    0
+                };
+                let (event, keep) = forward(&mut self.clock, self.prev, cur, next);
+                self.buf[self.len] = event;
+                self.len += usize::from(keep);
+                self.prev = cur;
+                self.pos += 1;
+            }
+        }
+    }
+}
+
+impl EventIter<'_> {
+    /// Up to `max` next events packed as [`EventIter::next_code`] packs them (fewer when a
+    /// batch of the decoder ends; none only at the end), for consumers that loop over a slice.
+    #[inline]
+    pub fn next_codes(&mut self, max: usize) -> &[(u64, u64)] {
+        while self.next == self.len {
+            if self.pos >= self.end {
+                return &[];
+            }
+            self.fill();
+        }
+        let start = self.next;
+        self.next = self.len.min(start + max);
+        &self.buf[start..self.next]
+    }
+
+    /// The next event packed: (counter, code), code [`slot::EXIT`](crate::slot::EXIT),
+    /// [`slot::START`](crate::slot::START) or the method entered. For consumers that handle
+    /// entries and exits without a branch on the kind.
+    #[inline]
+    pub fn next_code(&mut self) -> Option<(u64, u64)> {
+        while self.next == self.len {
+            if self.pos >= self.end {
+                return None;
+            }
+            self.fill();
+        }
+        let event = self.buf[self.next];
+        self.next += 1;
+        Some(event)
     }
 }
 
 impl Iterator for EventIter<'_> {
     type Item = Event;
 
+    #[inline]
     fn next(&mut self) -> Option<Event> {
-        while self.pos < self.end {
-            let (hi, lo) = crate::slot::unpack(self.slot(self.pos));
-            if self.mode == Mode::Bits64 && self.pos + 1 < self.end {
-                let (next_hi, next_lo) = crate::slot::unpack(self.slot(self.pos + 1));
-                if next_lo == crate::slot::WIDE_ENTRY {
-                    let method = self.slot(self.pos);
-                    self.pos += 2;
-                    let counter = self.step_forward(next_hi);
-                    return Some(Event {
-                        counter,
-                        kind: EventKind::Entry { method },
-                    });
-                }
-            }
-            self.pos += 1;
-            let kind = match lo {
-                crate::slot::EXIT => EventKind::Exit,
-                crate::slot::PAD => continue,
-                crate::slot::START => EventKind::Start,
-                method => EventKind::Entry {
-                    method: u64::from(method),
-                },
-            };
-            let counter = self.step_forward(hi);
-            return Some(Event { counter, kind });
-        }
-        None
+        let (counter, code) = self.next_code()?;
+        let kind = match code {
+            0 => EventKind::Exit,
+            3 => EventKind::Start,
+            method => EventKind::Entry { method },
+        };
+        Some(Event { counter, kind })
     }
 }

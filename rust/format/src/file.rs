@@ -197,34 +197,24 @@ impl TraceFile {
 
     /// Parses and verifies a file.
     pub fn parse(bytes: &[u8]) -> Result<TraceFile, FileError> {
-        if bytes.len() < 8 {
-            return Err(FileError::Truncated { what: "the magic" });
-        }
-        if bytes[..8] != MAGIC {
-            return Err(FileError::BadMagic);
-        }
         // Structure first, so a cut-off file says "truncated"; then the checksum, so a flipped
         // bit anywhere says "corrupt" even where the structure happens to look fine.
-        let (file, body_end) = parse_structure(bytes)?;
-        let stored = u32::from_le_bytes(
-            bytes
-                .get(body_end..body_end + 4)
-                .ok_or(FileError::Truncated {
-                    what: "the checksum",
-                })?
-                .try_into()
-                .expect("4 bytes"),
-        );
-        let computed = crc32fast::hash(&bytes[..body_end]);
-        if stored != computed {
-            return Err(FileError::ChecksumMismatch { stored, computed });
+        let head = parse_head(bytes)?;
+        let start = head.window_offset;
+        if head.window_bytes > bytes.len() - start {
+            return Err(FileError::Truncated {
+                what: "the ring window",
+            });
         }
-        if bytes.len() > body_end + 4 {
-            return Err(FileError::TrailingBytes(bytes.len() - body_end - 4));
-        }
-        Ok(file)
+        let end = start + head.window_bytes;
+        let window = bytes[start..end]
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect();
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&bytes[..end]);
+        head.finish(window, crc, &bytes[end..])
     }
-
     /// Writes the file atomically: a temporary name in the same directory (mode 0600), fsync,
     /// rename, fsync of the directory. Nothing ever appears under `path` half-written.
     #[cfg(feature = "std")]
@@ -233,12 +223,59 @@ impl TraceFile {
         write_atomic_parts(path, &parts.parts()).map_err(FileError::Io)
     }
 
-    /// Reads and verifies a file.
+    /// Reads and verifies a file. The window is read straight into the slots it becomes, so a
+    /// 32 MiB ring costs one pass over its bytes and no second buffer.
     #[cfg(feature = "std")]
     pub fn read(path: &std::path::Path) -> Result<TraceFile, FileError> {
-        let bytes = std::fs::read(path).map_err(FileError::Io)?;
-        TraceFile::parse(&bytes)
+        use std::io::Read;
+        let mut file = std::fs::File::open(path).map_err(FileError::Io)?;
+        // The longest header there can be: a shorter read is the whole file.
+        let mut prefix = Vec::with_capacity(MAX_HEADER);
+        (&mut file)
+            .take(MAX_HEADER as u64)
+            .read_to_end(&mut prefix)
+            .map_err(FileError::Io)?;
+        let head = parse_head(&prefix)?;
+        let start = head.window_offset;
+        let mut window = alloc::vec![0u64; head.window_bytes / 8];
+        let bytes = slots_as_bytes_mut(&mut window);
+        let have = (prefix.len() - start).min(bytes.len());
+        bytes[..have].copy_from_slice(&prefix[start..start + have]);
+        file.read_exact(&mut bytes[have..])
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::UnexpectedEof => FileError::Truncated {
+                    what: "the ring window",
+                },
+                _ => FileError::Io(e),
+            })?;
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&prefix[..start]);
+        crc.update(bytes);
+        let mut tail = prefix.split_off(start + have);
+        // The symbol table is megabytes for a large window: sized once, not grown by doubling.
+        let size = file.metadata().map_err(FileError::Io)?.len();
+        let rest = size.saturating_sub((start + bytes.len()) as u64);
+        tail.reserve(usize::try_from(rest).unwrap_or(0).min(1 << 30));
+        file.read_to_end(&mut tail).map_err(FileError::Io)?;
+        if cfg!(target_endian = "big") {
+            for slot in &mut window {
+                *slot = u64::from_le(*slot);
+            }
+        }
+        head.finish(window, crc, &tail)
     }
+}
+
+/// The longest header a file can have: the fixed part, three strings at their longest, padding.
+const MAX_HEADER: usize = FIXED_HEADER + 3 * (2 + MAX_STRING) + 7;
+
+/// The slots' memory as bytes, to read a window into (on a little-endian host the file's bytes
+/// are the slots; a big-endian host swaps them afterwards).
+#[cfg(feature = "std")]
+fn slots_as_bytes_mut(slots: &mut [u64]) -> &mut [u8] {
+    // SAFETY: u64 has no padding and every byte pattern is a valid u64 and u8; the length
+    // covers exactly the slice's memory, which the returned borrow keeps exclusive.
+    unsafe { core::slice::from_raw_parts_mut(slots.as_mut_ptr().cast::<u8>(), slots.len() * 8) }
 }
 
 /// A trace file in three pieces — header, window, symbols + CRC — so a writer can send a
@@ -458,7 +495,22 @@ fn check_geometry(ring_bytes: u64, write_pos: u64, window_bytes: u64) -> Result<
     Ok(())
 }
 
-fn parse_structure(bytes: &[u8]) -> Result<(TraceFile, usize), FileError> {
+/// A parsed header and where the rest of the file lies.
+struct Head {
+    header: TraceHeader,
+    window_offset: usize,
+    window_bytes: usize,
+    symbol_count: usize,
+}
+
+/// Parses everything before the window (`bytes` may go on past it).
+fn parse_head(bytes: &[u8]) -> Result<Head, FileError> {
+    if bytes.len() < 8 {
+        return Err(FileError::Truncated { what: "the magic" });
+    }
+    if bytes[..8] != MAGIC {
+        return Err(FileError::BadMagic);
+    }
     let mut r = Reader { bytes, pos: 8 };
     let version = r.u16("the header")?;
     if version != VERSION {
@@ -504,20 +556,10 @@ fn parse_structure(bytes: &[u8]) -> Result<(TraceFile, usize), FileError> {
     {
         return Err(invalid("header padding", "not zero"));
     }
-    let window_bytes = window_bytes as usize;
-    if window_bytes > bytes.len().saturating_sub(r.pos) {
-        return Err(FileError::Truncated {
-            what: "the ring window",
-        });
-    }
-    let window = r
-        .take(window_bytes, "the ring window")?
-        .chunks_exact(8)
-        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-        .collect();
     // Symbols name the pointers in the window, so there cannot be (many) more of them than
     // slots. A larger count is corruption and must not drive a long loop; a plausible count
     // the file cannot hold means the file was cut short.
+    let window_bytes = window_bytes as usize;
     if symbol_count > window_bytes / 8 + MAX_EXTRA_SYMBOLS {
         return Err(invalid(
             "symbol count",
@@ -527,43 +569,73 @@ fn parse_structure(bytes: &[u8]) -> Result<(TraceFile, usize), FileError> {
             ),
         ));
     }
-    let mut symbols = BTreeMap::new();
-    let mut previous = None;
-    for _ in 0..symbol_count {
-        let pointer = r.u64("the symbol table")?;
-        let len = usize::from(r.u16("the symbol table")?);
-        let name = core::str::from_utf8(r.take(len, "the symbol table")?)
-            .map_err(|_| invalid("symbol name", alloc::format!("{pointer:#x} is not UTF-8")))?;
-        if previous.is_some_and(|p| p >= pointer) {
-            return Err(invalid(
-                "symbol table",
-                "pointers are not strictly increasing",
-            ));
+    Ok(Head {
+        header: TraceHeader {
+            mode,
+            timer_hz,
+            reference_counter,
+            wall_clock_ns,
+            ring_bytes,
+            write_pos,
+            pid,
+            tid,
+            thread_name,
+            process_name,
+            reason,
+        },
+        window_offset,
+        window_bytes,
+        symbol_count,
+    })
+}
+
+impl Head {
+    /// The file from its window and `tail`, the bytes after the window. `crc` has seen
+    /// everything before the tail.
+    fn finish(
+        self,
+        window: Vec<u64>,
+        mut crc: crc32fast::Hasher,
+        tail: &[u8],
+    ) -> Result<TraceFile, FileError> {
+        let mut r = Reader {
+            bytes: tail,
+            pos: 0,
+        };
+        // Collected in order and built in bulk: the pointers are sorted, so `BTreeMap` fills its
+        // nodes left to right instead of searching for every key.
+        let mut symbols = Vec::with_capacity(self.symbol_count.min(tail.len() / 10));
+        let mut previous = None;
+        for _ in 0..self.symbol_count {
+            let pointer = r.u64("the symbol table")?;
+            let len = usize::from(r.u16("the symbol table")?);
+            let name = core::str::from_utf8(r.take(len, "the symbol table")?)
+                .map_err(|_| invalid("symbol name", alloc::format!("{pointer:#x} is not UTF-8")))?;
+            if previous.is_some_and(|p| p >= pointer) {
+                return Err(invalid(
+                    "symbol table",
+                    "pointers are not strictly increasing",
+                ));
+            }
+            previous = Some(pointer);
+            symbols.push((pointer, String::from(name)));
         }
-        previous = Some(pointer);
-        symbols.insert(pointer, String::from(name));
-    }
-    let header = TraceHeader {
-        mode,
-        timer_hz,
-        reference_counter,
-        wall_clock_ns,
-        ring_bytes,
-        write_pos,
-        pid,
-        tid,
-        thread_name,
-        process_name,
-        reason,
-    };
-    Ok((
-        TraceFile {
-            header,
+        let symbols = BTreeMap::from_iter(symbols);
+        let stored = u32::from_le_bytes(r.take(4, "the checksum")?.try_into().expect("4 bytes"));
+        crc.update(&tail[..r.pos - 4]);
+        let computed = crc.finalize();
+        if stored != computed {
+            return Err(FileError::ChecksumMismatch { stored, computed });
+        }
+        if r.pos < tail.len() {
+            return Err(FileError::TrailingBytes(tail.len() - r.pos));
+        }
+        Ok(TraceFile {
+            header: self.header,
             window,
             symbols,
-        },
-        r.pos,
-    ))
+        })
+    }
 }
 
 /// Writes `bytes` to `path` atomically (temporary name, 0600, fsync, rename, directory fsync).

@@ -65,6 +65,11 @@ impl BackwardClock {
         }
     }
 
+    /// The full value of the last timestamp stepped to (the reference before any step).
+    pub fn value(&self) -> u64 {
+        (self.upper << 32) | u64::from(self.low)
+    }
+
     /// The full value of `ts`, the record just before the previous one (or the reference);
     /// `None` if it would be below timer zero (the state is then unchanged).
     #[inline]

@@ -315,3 +315,67 @@ fn atomic_file_in_pieces() {
     drop(g);
     assert_eq!(names(), vec!["x.hubble".to_owned()]);
 }
+
+/// A file larger than the longest header, so `read` takes its window-straight-into-slots path.
+fn large() -> TraceFile {
+    let mut ring = RingWriter::new(Mode::Bits64, 4096);
+    let mut ts = 100;
+    for i in 0..3000u64 {
+        let method = if i % 3 == 0 {
+            0x7f_0000_0000 + i * 16
+        } else {
+            0x7000_0000 + i * 8
+        };
+        ring.entry(method, ts).unwrap();
+        ring.exit(ts + 1);
+        ts += 2;
+    }
+    let mut file = sample();
+    file.header.ring_bytes = 4096 * 8;
+    file.header.write_pos = ring.write_pos_bytes();
+    file.header.reference_counter = u64::from(ts);
+    file.header.thread_name = "t".repeat(300);
+    let (older, newer) = ring.view().pieces();
+    file.window = [older, newer].concat();
+    file
+}
+
+/// `read` (header, then the window straight into its slots, then the rest) and `parse` (one
+/// buffer) agree on every file: good ones, every cut-off length, and corrupt bytes anywhere.
+#[test]
+fn read_and_parse_agree() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.hubble");
+    for file in [sample(), large()] {
+        let bytes = file.to_bytes().unwrap();
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(TraceFile::read(&path).unwrap(), file);
+        let n = bytes.len();
+        let lengths = (0..n.min(200)).chain((200..n).step_by(97)).chain([n - 1]);
+        for len in lengths {
+            std::fs::write(&path, &bytes[..len]).unwrap();
+            let (read, parsed) = (TraceFile::read(&path), TraceFile::parse(&bytes[..len]));
+            assert!(matches!(read, Err(FileError::Truncated { .. })), "{len}");
+            assert_eq!(format!("{read:?}"), format!("{parsed:?}"), "length {len}");
+        }
+        for i in (0..n).step_by(13).chain([n - 1]) {
+            let mut bad = bytes.clone();
+            bad[i] ^= 0x10;
+            std::fs::write(&path, &bad).unwrap();
+            let (read, parsed) = (TraceFile::read(&path), TraceFile::parse(&bad));
+            assert!(read.is_err(), "flip at {i}");
+            assert_eq!(format!("{read:?}"), format!("{parsed:?}"), "flip at {i}");
+        }
+        let mut longer = bytes.clone();
+        longer.extend_from_slice(&[0; 3]);
+        std::fs::write(&path, &longer).unwrap();
+        assert!(matches!(
+            TraceFile::read(&path),
+            Err(FileError::TrailingBytes(3))
+        ));
+    }
+    assert!(matches!(
+        TraceFile::read(&dir.path().join("missing")),
+        Err(FileError::Io(_))
+    ));
+}

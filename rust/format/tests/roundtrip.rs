@@ -296,3 +296,24 @@ fn exits_before_the_window_become_enclosing_frames() {
         ]
     );
 }
+
+/// A reference earlier than the records: both decoders fail, naming the same record (oldest
+/// first), the first one whose timestamp would be before timer zero.
+#[test]
+fn reference_before_the_records_is_the_same_error_both_ways() {
+    let mut ring = hubble_format::RingWriter::new(Mode::Bits64, 16);
+    ring.start(9);
+    ring.entry(0x7000_0010, 10).unwrap();
+    ring.entry(0x7f_0000_0020, 3).unwrap();
+    ring.exit(1);
+    ring.exit(2);
+    let want = hubble_format::EventsError::Time(hubble_format::TimeError::BeforeZero { index: 2 });
+    assert_eq!(
+        decode_events(&ring.view(), Mode::Bits64, 5).unwrap_err(),
+        want
+    );
+    assert_eq!(
+        hubble_format::EventIter::new(&ring.view(), Mode::Bits64, 5).err(),
+        Some(want)
+    );
+}

@@ -128,44 +128,6 @@ impl From<crate::slot::Record> for EventKind {
     }
 }
 
-/// A backward walk with timestamp recovery: what [`EventIter`] needs to begin.
-struct Walk {
-    summary: ring::WalkSummary,
-    /// Records visited.
-    count: usize,
-    /// The first record (newest first) whose timestamp would be before timer zero.
-    failed_at: Option<usize>,
-    /// At the oldest record (or the starting state, without records).
-    clock: time::BackwardClock,
-}
-
-impl Walk {
-    fn run(
-        view: &RingView<'_>,
-        mode: Mode,
-        mut clock: time::BackwardClock,
-        mut visit: impl FnMut(crate::slot::Record),
-    ) -> Result<Walk, DecodeError> {
-        let mut count = 0usize;
-        let mut failed_at = None;
-        let summary = ring::walk_back(view, mode, |record| {
-            // Only the first failure matters (the result is then an error); the walk goes on
-            // to count the records, which the error's index needs.
-            if failed_at.is_none() && clock.step(record.ts()).is_none() {
-                failed_at = Some(count);
-            }
-            visit(record);
-            count += 1;
-        })?;
-        Ok(Walk {
-            summary,
-            count,
-            failed_at,
-            clock,
-        })
-    }
-}
-
 /// Events in time order, one at a time, without materializing the window.
 ///
 /// A backward walk (which only tracks timestamps) finds where the window begins and the full
@@ -244,35 +206,36 @@ impl<'a> EventIter<'a> {
         view: &RingView<'a>,
         mode: Mode,
         reference: u64,
-        visit: impl FnMut(crate::slot::Record),
+        mut visit: impl FnMut(crate::slot::Record),
     ) -> Result<Self, EventsError> {
-        let walk = Walk::run(view, mode, time::BackwardClock::new(reference), visit)
-            .map_err(EventsError::Decode)?;
-        if let Some(newest_first) = walk.failed_at {
+        let mut clock = time::BackwardClock::new(reference);
+        let mut count = 0usize;
+        let mut failed_at = None;
+        let summary = ring::walk_back(view, mode, |record| {
+            // Only the first failure matters (the result is then an error); the walk goes on
+            // to count the records, which the error's index needs.
+            if failed_at.is_none() && clock.step(record.ts()).is_none() {
+                failed_at = Some(count);
+            }
+            visit(record);
+            count += 1;
+        })
+        .map_err(EventsError::Decode)?;
+        if let Some(newest_first) = failed_at {
             return Err(EventsError::Time(TimeError::BeforeZero {
-                index: walk.count - 1 - newest_first,
+                index: count - 1 - newest_first,
             }));
         }
         // The clock stands at the oldest record.
-        let oldest = (walk.count > 0).then(|| walk.clock.value());
-        Ok(Self::at(view, reference, walk.summary, oldest))
-    }
-
-    /// The iterator over `view`'s window of `summary`, whose oldest record is at `oldest`.
-    fn at(
-        view: &RingView<'a>,
-        reference: u64,
-        summary: ring::WalkSummary,
-        oldest: Option<u64>,
-    ) -> Self {
+        let oldest = (count > 0).then(|| clock.value());
         let (older, newer) = view.pieces();
         let end = older.len() + newer.len();
         // The window is the last `slots_used` slots; a dropped half record is skipped.
         let pos = end - summary.slots_used + usize::from(summary.dropped_half_record);
         // The first step must land on the oldest counter: its upper half, and a low half no
         // larger than any timestamp.
-        let upper = oldest.map_or(reference, |c| c) >> 32;
-        EventIter {
+        let upper = oldest.unwrap_or(reference) >> 32;
+        Ok(EventIter {
             older,
             newer,
             pos,
@@ -284,7 +247,7 @@ impl<'a> EventIter<'a> {
             next: 0,
             summary,
             oldest,
-        }
+        })
     }
 
     /// The full timer value of the window's oldest record (the first event), if any.
@@ -356,8 +319,10 @@ impl<'a> EventIter<'a> {
 }
 
 impl EventIter<'_> {
-    /// Up to `max` next events packed as [`EventIter::next_code`] packs them (fewer when a
-    /// batch of the decoder ends; none only at the end), for consumers that loop over a slice.
+    /// Up to `max` next events packed as (counter, code), code [`slot::EXIT`](crate::slot::EXIT),
+    /// [`slot::START`](crate::slot::START) or the method entered (fewer when a batch of the
+    /// decoder ends; none only at the end), for consumers that loop over a slice and handle
+    /// entries and exits without a branch on the kind.
     #[inline]
     pub fn next_codes(&mut self, max: usize) -> &[(u64, u64)] {
         while self.next == self.len {
@@ -370,22 +335,6 @@ impl EventIter<'_> {
         self.next = self.len.min(start + max);
         &self.buf[start..self.next]
     }
-
-    /// The next event packed: (counter, code), code [`slot::EXIT`](crate::slot::EXIT),
-    /// [`slot::START`](crate::slot::START) or the method entered. For consumers that handle
-    /// entries and exits without a branch on the kind.
-    #[inline]
-    pub fn next_code(&mut self) -> Option<(u64, u64)> {
-        while self.next == self.len {
-            if self.pos >= self.end {
-                return None;
-            }
-            self.fill();
-        }
-        let event = self.buf[self.next];
-        self.next += 1;
-        Some(event)
-    }
 }
 
 impl Iterator for EventIter<'_> {
@@ -393,7 +342,7 @@ impl Iterator for EventIter<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<Event> {
-        let (counter, code) = self.next_code()?;
+        let &(counter, code) = self.next_codes(1).first()?;
         let kind = match code {
             0 => EventKind::Exit,
             3 => EventKind::Start,

@@ -252,10 +252,7 @@ impl TraceFile {
         crc.update(&prefix[..start]);
         crc.update(bytes);
         let mut tail = prefix.split_off(start + have);
-        // The symbol table is megabytes for a large window: sized once, not grown by doubling.
-        let size = file.metadata().map_err(FileError::Io)?.len();
-        let rest = size.saturating_sub((start + bytes.len()) as u64);
-        tail.reserve(usize::try_from(rest).unwrap_or(0).min(1 << 30));
+        // `File::read_to_end` sizes the buffer from the file's length itself.
         file.read_to_end(&mut tail).map_err(FileError::Io)?;
         if cfg!(target_endian = "big") {
             for slot in &mut window {

@@ -342,7 +342,13 @@ impl Iterator for EventIter<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<Event> {
-        let &(counter, code) = self.next_codes(1).first()?;
+        // Inside a batch, straight from the buffer; at its end, through the refill.
+        let (counter, code) = if self.next < self.len {
+            self.next += 1;
+            self.buf[self.next - 1]
+        } else {
+            *self.next_codes(1).first()?
+        };
         let kind = match code {
             0 => EventKind::Exit,
             3 => EventKind::Start,

@@ -5,9 +5,10 @@
 //!
 //! The trace file (a wrapped 64-bit ring, startup-like call mix, every method symbolized) is
 //! written once to the temporary directory; every measurement reads it from the page cache.
-//! Each stage's median over RUNS runs is printed, wall time and the process's CPU time. Peak memory (VmHWM) of the full pipeline is
-//! measured in a child process running only that pipeline. `--write-only RING_MIB PATH` writes
-//! the input and exits, and `--pipeline-only PATH` runs read + export once (for profilers).
+//! Each stage's median over RUNS runs is printed, wall time and the process's CPU time. Peak
+//! memory (VmHWM) of the full pipeline is measured in a child process running only that
+//! pipeline. `--write-only RING_MIB PATH` writes the input and exits, and `--pipeline-only
+//! PATH` runs read + export once (for profilers).
 
 use std::io::Write;
 use std::path::Path;
@@ -164,7 +165,7 @@ fn main() {
             name: "bench",
         }];
         let prepared = hubble_export::stream::prepare(&input).expect("prepare");
-        let mut merged = hubble_export::stream::Merged::new(&prepared).expect("merge");
+        let mut merged = hubble_export::stream::Merged::new(&prepared);
         let mut n = 0;
         while let Some((_, run)) = merged.next_run() {
             n += run.len();

@@ -94,7 +94,7 @@ pub fn write(inputs: &[Input<'_>], sink: &mut dyn Write) -> Result<()> {
     drop(pointers);
 
     let tids = thread_ids(inputs);
-    let mut merged = Merged::new(&prepared)?;
+    let mut merged = Merged::new(&prepared);
     let start_ns = merged.peek_time().unwrap_or(0);
     let end_ns = prepared
         .iter()

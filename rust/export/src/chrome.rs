@@ -36,7 +36,7 @@ pub fn json_string(out: &mut Vec<u8>, s: &str) {
 /// Writes `inputs` as one Chrome JSON trace.
 pub fn write(inputs: &[Input<'_>], sink: &mut dyn Write) -> Result<()> {
     let prepared = prepare(inputs)?;
-    let mut merged = Merged::new(&prepared)?;
+    let mut merged = Merged::new(&prepared);
     let origin = merged.peek_time().unwrap_or(0);
     let mut out: Vec<u8> = Vec::with_capacity(1 << 17);
     out.extend_from_slice(

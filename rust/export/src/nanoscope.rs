@@ -17,7 +17,7 @@ pub fn write(inputs: &[Input<'_>], sink: &mut dyn Write) -> Result<()> {
     }
     let prepared = prepare(inputs)?;
     let symbols = &inputs[0].file.symbols;
-    for (_, ns, step) in Merged::new(&prepared)? {
+    for (_, ns, step) in Merged::new(&prepared) {
         match step {
             Step::Enter(method) => writeln!(sink, "{ns}:{}", names::display(symbols, method))?,
             Step::Exit => writeln!(sink, "{ns}:POP")?,

@@ -500,7 +500,7 @@ pub fn write(inputs: &[Input<'_>], sink: &mut dyn Write) -> Result<()> {
     let prepared = prepare(inputs)?;
     // Names are looked up by whichever thread has time (see `Merged::pipeline`).
     let naming = inputs.iter().map(Naming::new).collect::<Vec<_>>();
-    let mut merged = Merged::new(&prepared)?;
+    let mut merged = Merged::new(&prepared);
     let first_ns = merged.peek_time();
     // Every sequence's incremental clock starts at the trace's first step, on REALTIME.
     let base = first_ns.unwrap_or(0);

@@ -47,7 +47,7 @@ pub struct Shape {
 }
 
 impl Step {
-    /// The step of a packed code (see [`ThreadSteps::next_batch`]).
+    /// The step of a packed code ([`EXIT`], [`BEFORE`] or the method entered).
     #[inline]
     pub fn from_code(code: u64) -> Step {
         match code {
@@ -81,14 +81,8 @@ pub struct ThreadSteps<'a> {
 }
 
 impl<'a> ThreadSteps<'a> {
-    /// The next batch of steps (at least one), or `None` at the end, packed: (timer value,
-    /// code), code [`EXIT`], [`BEFORE`] or the method entered.
-    pub fn next_batch(&mut self) -> Option<&[(u64, u64)]> {
-        self.fill();
-        self.next = self.len;
-        (self.len > 0).then(|| &self.buf[..self.len])
-    }
-
+    /// Packs the next batch of steps into the buffer as (time, code), code [`EXIT`],
+    /// [`BEFORE`] or the method entered.
     fn fill(&mut self) {
         // One loop per kind of time, so that neither pays for the other's in its inner loop.
         match self.clock {
@@ -298,14 +292,14 @@ pub struct Merged<'a> {
 
 impl<'a> Merged<'a> {
     /// Starts the merge.
-    pub fn new(prepared: &[Prepared<'a>]) -> Result<Merged<'a>> {
+    pub fn new(prepared: &[Prepared<'a>]) -> Merged<'a> {
         let lanes = prepared
             .iter()
             .map(|p| Lane {
                 steps: p.steps_on(Some(p.clock)),
             })
             .collect();
-        Ok(Merged { lanes })
+        Merged { lanes }
     }
 
     /// Wall-clock time of the next step, if any.
@@ -341,8 +335,8 @@ impl<'a> Merged<'a> {
     }
 
     /// The next run of steps of one thread that come before any other thread's: its input's
-    /// index and the steps (wall-clock ns, code as in [`ThreadSteps::next_batch`]). Writers loop over runs; with one input a run
-    /// is a whole batch.
+    /// index and the steps (wall-clock ns, code as in [`Step::from_code`]). Writers loop over
+    /// runs; with one input a run is a whole batch.
     pub fn next_run(&mut self) -> Option<(usize, &[(u64, u64)])> {
         let (i, limit, inclusive) = self.choose()?;
         let lane = &mut self.lanes[i];
@@ -408,7 +402,7 @@ impl Merged<'_> {
     /// `visit(state, input, run, extra)` for every run, in order, where `extra` holds what
     /// `annotate(input, run, extra)` appended for each step of the run (one item a step).
     /// Either thread annotates a chunk of runs: the producer does when the consumer has fallen
-    /// behind (a chunk is already waiting), so the work splits itself evenly whether writing is
+    /// behind (two chunks are already waiting), so the work splits itself evenly whether writing is
     /// cheap (a sink) or not (a file). Stops at the first error; returns the state. On two
     /// cores this nearly halves an export's wall time; its CPU time is a single-threaded
     /// loop's plus a hand-over per [`CHUNK`] steps.
@@ -457,28 +451,21 @@ impl Merged<'_> {
             let full_rx = full_rx;
             let result = (|| {
                 let mut state = start()?;
-                for mut chunk in full_rx.iter() {
+                let mut own = Vec::new();
+                for chunk in full_rx.iter() {
                     queued.fetch_sub(1, Ordering::Relaxed);
-                    if !chunk.annotated {
-                        let mut at = 0;
-                        for &(i, n) in &chunk.runs {
-                            annotate(i, &chunk.steps[at..at + n], &mut chunk.extra);
-                            at += n;
-                        }
-                    }
-                    assert_eq!(
-                        chunk.extra.len(),
-                        chunk.steps.len(),
-                        "one annotation a step"
-                    );
                     let mut at = 0;
                     for &(i, n) in &chunk.runs {
-                        visit(
-                            &mut state,
-                            i,
-                            &chunk.steps[at..at + n],
-                            &chunk.extra[at..at + n],
-                        )?;
+                        let run = &chunk.steps[at..at + n];
+                        let extra = if chunk.annotated {
+                            &chunk.extra[at..at + n]
+                        } else {
+                            own.clear();
+                            annotate(i, run, &mut own);
+                            &own[..]
+                        };
+                        assert_eq!(extra.len(), n, "one annotation a step");
+                        visit(&mut state, i, run, extra)?;
                         at += n;
                     }
                     // The producer may have finished: its chunks are no longer needed.

@@ -96,7 +96,7 @@ fn merge_is_in_wall_clock_order_and_complete() {
     let prepared = prepare(&inputs).unwrap();
     let mut last = 0;
     let mut per = vec![0usize; files.len()];
-    for (i, t, _) in Merged::new(&prepared).unwrap() {
+    for (i, t, _) in Merged::new(&prepared) {
         assert!(t >= last);
         last = t;
         per[i] += 1;
@@ -127,9 +127,9 @@ fn runs_and_steps_are_the_stable_merge() {
     }
     want.sort_by_key(|&(t, i, _)| (t, i));
     let want: Vec<(usize, u64, Step)> = want.into_iter().map(|(t, i, s)| (i, t, s)).collect();
-    let steps: Vec<_> = Merged::new(&prepared).unwrap().collect();
+    let steps: Vec<_> = Merged::new(&prepared).collect();
     assert_eq!(steps, want);
-    let mut merged = Merged::new(&prepared).unwrap();
+    let mut merged = Merged::new(&prepared);
     let mut runs = Vec::new();
     let mut count = 0;
     while let Some((i, run)) = merged.next_run() {
@@ -316,7 +316,6 @@ fn check_perfetto(files: &[TraceFile]) -> (usize, usize) {
     }
     let prepared = prepare(&input).unwrap();
     let want: Vec<_> = Merged::new(&prepared)
-        .unwrap()
         .map(|(i, ns, step)| {
             let name = match step {
                 Step::Enter(m) => {

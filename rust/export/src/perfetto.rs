@@ -79,18 +79,20 @@ fn varint28(v: u64) -> (u32, usize) {
     ((groups | more) as u32, n)
 }
 
-/// Pointer → interning id of one sequence: open addressing with linear probing, at most half
-/// full, keyed by the method pointer (iid 0 marks a free slot; iids start at 1).
-struct IidTable {
+/// A map from `u64` keys to nonzero `u64` values: open addressing with linear probing and
+/// Fibonacci hashing, at most half full (value 0 marks a free slot). It serves both the names
+/// interned on first use (pointer → iid) and the symbol index (word address → bits), which
+/// needs the slot a key sits in.
+struct U64Map {
     slots: Vec<(u64, u64)>,
     shift: u32,
     len: usize,
 }
 
-impl IidTable {
-    fn with_capacity(n: usize) -> IidTable {
+impl U64Map {
+    fn with_capacity(n: usize) -> U64Map {
         let size = (2 * n).max(16).next_power_of_two();
-        IidTable {
+        U64Map {
             slots: vec![(0, 0); size],
             shift: 64 - size.trailing_zeros(),
             len: 0,
@@ -99,31 +101,38 @@ impl IidTable {
 
     #[inline]
     fn home(&self, key: u64) -> usize {
-        // Fibonacci hashing: the product's high bits mix every bit of the pointer.
+        // Fibonacci hashing: the product's high bits mix every bit of the key.
         (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
     }
 
+    /// The slot holding `key` and its value.
     #[inline]
-    fn get(&self, key: u64) -> Option<u64> {
+    fn find(&self, key: u64) -> Option<(usize, u64)> {
         let mask = self.slots.len() - 1;
         let mut i = self.home(key);
         loop {
-            let (k, iid) = self.slots[i];
-            if iid == 0 {
+            let (k, value) = self.slots[i];
+            if value == 0 {
                 return None;
             }
             if k == key {
-                return Some(iid);
+                return Some((i, value));
             }
             i = (i + 1) & mask;
         }
     }
 
-    /// Inserts a key that is not in the table.
-    fn insert(&mut self, key: u64, iid: u64) {
+    #[inline]
+    fn get(&self, key: u64) -> Option<u64> {
+        self.find(key).map(|(_, value)| value)
+    }
+
+    /// Inserts a key that is not in the map, with a nonzero value.
+    fn insert(&mut self, key: u64, value: u64) {
+        debug_assert_ne!(value, 0);
         if 2 * (self.len + 1) > self.slots.len() {
             let old = std::mem::take(&mut self.slots);
-            *self = IidTable::with_capacity(old.len());
+            *self = U64Map::with_capacity(old.len());
             for (k, v) in old.into_iter().filter(|s| s.1 != 0) {
                 self.insert(k, v);
             }
@@ -133,21 +142,20 @@ impl IidTable {
         while self.slots[i].1 != 0 {
             i = (i + 1) & mask;
         }
-        self.slots[i] = (key, iid);
+        self.slots[i] = (key, value);
         self.len += 1;
     }
 }
 
 /// Pointer → interning id for a file's symbol table. ART packs `ArtMethod`s in arrays, so the
 /// pointers cluster: the index is a bitmap of the table's pointers, 64 aligned addresses a word,
-/// in an open-addressing table keyed by the word's address. A pointer's iid is its place in that
+/// in a [`U64Map`] from the word's address to its bits. A pointer's iid is its place in that
 /// bitmap, 1 + 64 × slot + bit: unique, known after one probe and a bit test, with no rank to
 /// count. The table is a few times smaller than one slot per method (the benchmark's 50 000
-/// methods: 4 688 words, 256 KiB), so it stays in cache.
+/// methods: 4 688 words, 256 KiB), so it stays in cache. Sized for all its words when built,
+/// the map never grows, so the slots and the iids stay put.
 struct SymbolIndex {
-    /// (word address, bits); bits 0 marks a free slot.
-    slots: Vec<(u64, u64)>,
-    shift: u32,
+    words: U64Map,
     /// Every pointer of the table is a multiple of 2^`align`.
     align: u32,
 }
@@ -169,31 +177,16 @@ impl SymbolIndex {
                 _ => words.push((word, 1 << bit)),
             }
         }
-        let size = (2 * words.len()).max(16).next_power_of_two();
-        let mut index = SymbolIndex {
-            slots: vec![(0, 0); size],
-            shift: 64 - size.trailing_zeros(),
-            align,
-        };
-        let mask = size - 1;
-        for w in words {
-            let mut i = index.home(w.0);
-            while index.slots[i].1 != 0 {
-                i = (i + 1) & mask;
-            }
-            index.slots[i] = w;
+        let mut map = U64Map::with_capacity(words.len());
+        for (word, bits) in words {
+            map.insert(word, bits);
         }
-        index
+        SymbolIndex { words: map, align }
     }
 
     /// One more than the largest iid [`SymbolIndex::get`] can return.
     fn end(&self) -> u64 {
-        self.slots.len() as u64 * 64 + 1
-    }
-
-    #[inline]
-    fn home(&self, word: u64) -> usize {
-        (word.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+        self.words.slots.len() as u64 * 64 + 1
     }
 
     #[inline]
@@ -202,21 +195,11 @@ impl SymbolIndex {
             return None;
         }
         let (word, bit) = (ptr >> (self.align + 6), (ptr >> self.align) & 63);
-        let mask = self.slots.len() - 1;
-        let mut i = self.home(word);
-        loop {
-            let (w, bits) = self.slots[i];
-            if bits == 0 {
-                return None;
-            }
-            if w == word {
-                if bits >> bit & 1 == 0 {
-                    return None;
-                }
-                return Some(((i as u64) << 6 | bit) + 1);
-            }
-            i = (i + 1) & mask;
+        let (slot, bits) = self.words.find(word)?;
+        if bits >> bit & 1 == 0 {
+            return None;
         }
+        Some(((slot as u64) << 6 | bit) + 1)
     }
 }
 
@@ -228,7 +211,7 @@ struct Sequence {
     /// The sequence's incremental clock: the last timestamp written on it (ns).
     last: u64,
     /// Names interned on first use: pointers missing from the symbol table.
-    names: IidTable,
+    names: U64Map,
     /// Next iid for a name missing from the symbol table.
     next: u64,
 }
@@ -256,9 +239,9 @@ impl Naming {
         }
     }
 
-    /// Appends the iids of `run`'s steps: 0 for an exit, [`MISSING`] for a method that is not in the
-    /// symbol table. One path for every kind of step (see `Out::slice`): exits and cut frames
-    /// look up the probe and take their own iid instead.
+    /// Appends the iids of `run`'s steps: 0 for an exit, [`MISSING`] for a method that is not
+    /// in the symbol table. One path for every kind of step (see `Out::slice`): exits and cut
+    /// frames look up the probe and take their own iid instead.
     fn iids(&self, run: &[(u64, u64)], iids: &mut Vec<u64>) {
         iids.extend(run.iter().map(|&(_, code)| {
             let control = mask(code <= stream::BEFORE);
@@ -396,9 +379,8 @@ impl<'w> Out<'w> {
     /// (`SEQ_NEEDS_INCREMENTAL_STATE`: the clock, defaults and names are incremental state).
     /// Begins and ends take the same path (an end writes the name and then overwrites it), so
     /// their mix costs no mispredictions. The tests decode it with prost; the stage checks it
-    /// against Perfetto's own schema.
+    /// against Perfetto's own schema. Room must have been made with [`Out::reserve`].
     #[inline]
-    /// Room must have been made with [`Out::reserve`].
     fn slice(&mut self, delta: u64, seq: &SeqField, begin: bool, iid: u64) -> Result<()> {
         debug_assert!(self.pos + SLACK <= self.buf.len(), "reserve first");
         if (delta | iid) >= 1 << 28 {
@@ -434,22 +416,20 @@ impl<'w> Out<'w> {
     /// [`Out::slice`] for a delta or iid of 2²⁸ or more (a pause of over a quarter second).
     #[cold]
     fn slice_wide(&mut self, delta: u64, seq: &SeqField, begin: bool, iid: u64) -> Result<()> {
-        let mut body = Vec::with_capacity(40);
+        let body = &mut self.scratch;
+        body.clear();
         body.push(0x40); // timestamp = 8
-        push_varint(delta, &mut body);
-        body.extend_from_slice(&seq.bytes[..seq.len - 1]);
-        body.push(0x5a); // track_event = 11
+        push_varint(delta, body);
+        body.extend_from_slice(&seq.bytes[..seq.len]); // ends with the track_event tag (11)
         let mut event = vec![0x48, 2 - u8::from(begin)];
         if begin {
             event.push(0x50);
             push_varint(iid, &mut event);
         }
-        push_varint(event.len() as u64, &mut body);
+        push_varint(event.len() as u64, body);
         body.extend_from_slice(&event);
         body.push(0x68); // sequence_flags = 13
         body.push(SEQ_NEEDS_INCREMENTAL_STATE as u8);
-        self.scratch.clear();
-        self.scratch.extend_from_slice(&body);
         self.scratch_packet()
     }
 
@@ -504,10 +484,10 @@ pub fn write(inputs: &[Input<'_>], sink: &mut dyn Write) -> Result<()> {
     let first_ns = merged.peek_time();
     // Every sequence's incremental clock starts at the trace's first step, on REALTIME.
     let base = first_ns.unwrap_or(0);
-    // The steps are decoded on a second thread from the start; the header (names interned up
-    // front: megabytes for a large symbol table) is written meanwhile.
     let naming = &naming;
     let out = Out::new(sink);
+    // The steps are decoded on a second thread from the start; the header (names interned up
+    // front: megabytes for a large symbol table) is written meanwhile.
     let start = move || {
         let mut out = out;
         out.packet(&TracePacket {
@@ -605,7 +585,7 @@ pub fn write(inputs: &[Input<'_>], sink: &mut dyn Write) -> Result<()> {
                 id,
                 field: seq_field(id),
                 last: base,
-                names: IidTable::with_capacity(16),
+                names: U64Map::with_capacity(16),
                 next: before + 1,
             });
         }
@@ -815,7 +795,7 @@ mod tests {
             id: 1,
             field: seq_field(1),
             last: 1000,
-            names: IidTable::with_capacity(1),
+            names: U64Map::with_capacity(1),
             next: 2,
         };
         assert_eq!(s.stamp(1000), (0, None));
@@ -825,8 +805,8 @@ mod tests {
     }
 
     #[test]
-    fn iid_table_grows_and_finds_every_key() {
-        let mut t = IidTable::with_capacity(3);
+    fn u64_map_grows_and_finds_every_key() {
+        let mut t = U64Map::with_capacity(3);
         for k in 0..10_000u64 {
             t.insert(0x7000_0000 + k * 48, k + 1);
         }

@@ -56,15 +56,6 @@ impl WallClock {
             let part = (u128::from(ticks) * u128::from(self.frac_up)) >> 64;
             return u128::from(ticks * self.whole + part as u64);
         }
-        if ticks < 1 << 34 && self.hz < 1 << 32 {
-            // The common case (a window shorter than ~12 minutes at 24 MHz) in 64 bits: ticks ·
-            // 10⁹ and (ns + 1) · hz ≤ ticks · 10⁹ + hz stay below 2⁶⁴.
-            let exact = ticks * 1_000_000_000;
-            let ns =
-                ticks * self.whole + ((u128::from(ticks) * u128::from(self.frac)) >> 64) as u64;
-            // Added, not branched on: whether the correction is needed varies from tick to tick.
-            return u128::from(ns + u64::from((ns + 1) * self.hz <= exact));
-        }
         let t = u128::from(ticks);
         let mut ns = t * u128::from(self.whole) + ((t * u128::from(self.frac)) >> 64);
         // The fixed-point part may be one short of the floor; one multiplication checks it.

@@ -72,12 +72,23 @@ void UnlockThreadState(size_t thread) {
   d->cv.notify_all();
 }
 
-void ResolveMethods(rust::Slice<const uint64_t> methods, rust::Vec<rust::String>& out) {
+void ResolveDyingMethods(rust::Slice<const uint64_t> methods, rust::Vec<rust::String>& out) {
   char buf[32];
   for (uint64_t m : methods) {
     std::snprintf(buf, sizeof(buf), "m%llx", static_cast<unsigned long long>(m));
     out.push_back(rust::String(buf));
   }
+}
+
+// The double never unloads: the generation stays 0 (tests/control.rs drives unloading through
+// the Rust fake, which models the lock and the generation).
+uint64_t UnloadGeneration() { return 0; }
+
+bool ResolveMethods(rust::Slice<const uint64_t> methods, uint64_t generation,
+                    rust::Vec<rust::String>& out) {
+  if (generation != UnloadGeneration()) return false;
+  ResolveDyingMethods(methods, out);
+  return true;
 }
 
 // The double's loader L owns the methods L+8, L+16, ..., L+8*8.

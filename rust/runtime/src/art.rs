@@ -17,8 +17,28 @@ pub trait Art: Send + Sync + 'static {
     fn lock_state(&self, thread: ThreadHandle);
     /// Undoes [`Art::lock_state`].
     fn unlock_state(&self, thread: ThreadHandle);
-    /// Pretty names of `methods`, in order (under the mutator lock on the ART side).
+    /// Pretty names of `methods`, in order, with no unload check: only for methods the caller
+    /// knows are alive (the dying loader's own methods, inside [`crate::Control::class_loader_unloading`]).
     fn resolve(&self, methods: &[u64], out: &mut Vec<String>);
+    /// Pretty names of `methods`, in order, under the mutator lock and ART's unload lock, if no
+    /// class loader finished unloading since [`Art::unload_generation`] returned `generation`;
+    /// otherwise `false` and nothing is read (some of `methods` may be freed memory now). This
+    /// is what keeps the control thread off a dead loader's `ArtMethod`s without ever making the
+    /// GC wait for a flush (docs/protocol.md, "Class-loader unloading").
+    fn resolve_unless_unloaded(
+        &self,
+        methods: &[u64],
+        generation: u64,
+        out: &mut Vec<String>,
+    ) -> bool {
+        let _ = generation;
+        self.resolve(methods, out);
+        true
+    }
+    /// Count of class-loader unloads completed (read with acquire ordering on the ART side).
+    fn unload_generation(&self) -> u64 {
+        0
+    }
     /// Every `ArtMethod*` owned by a class loader (its `LinearAlloc`), before it is freed.
     fn loader_methods(&self, loader: usize, out: &mut Vec<u64>);
     /// The full 64-bit generic-timer count (the clock the trace points read).
@@ -90,7 +110,18 @@ impl Art for CxxArt {
         crate::ffi::hubble_unlock_thread_state(thread)
     }
     fn resolve(&self, methods: &[u64], out: &mut Vec<String>) {
-        crate::ffi::hubble_resolve_methods(methods, out)
+        crate::ffi::hubble_resolve_dying_methods(methods, out)
+    }
+    fn resolve_unless_unloaded(
+        &self,
+        methods: &[u64],
+        generation: u64,
+        out: &mut Vec<String>,
+    ) -> bool {
+        crate::ffi::hubble_resolve_methods(methods, generation, out)
+    }
+    fn unload_generation(&self) -> u64 {
+        crate::ffi::hubble_unload_generation()
     }
     fn loader_methods(&self, loader: usize, out: &mut Vec<u64>) {
         crate::ffi::hubble_loader_methods(loader, out)

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use hubble_format::{Mode, TraceHeader};
@@ -13,25 +13,16 @@ use log::{error, info, warn};
 
 use crate::art::{block_at, clock_pair, Art, ArtStateLock, ThreadHandle};
 use crate::block::{self, ForceStop, ThreadBlock};
-use crate::flush::{self, DistinctPointers, PointerSet, Storage};
+use crate::flush::{self, DistinctPointers, Storage};
 use crate::props::{self, Command, PropertySource};
 use crate::ring::{ring_size, Ring};
-use crate::symbols::Symbols;
+use crate::symbols::{resolve_missing, Resolver, Symbols};
 use hubble_format::file::WindowCrc;
 
 /// The window goes to the file in pieces of this size. On the benchmark's VM one 32 MiB
 /// `pwrite` took 55–150 ms where 256 KiB pieces took ~10 ms (alone) to ~37 ms (beside the
 /// symbolization); a piece size costs nothing where the kernel does not care.
 const WRITE_CHUNK: usize = 256 << 10;
-
-/// What the ClassLoader hook does with buffered pointers into a dying loader.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LoaderPolicy {
-    /// Resolve them into the symbol table now (tracing goes on undisturbed).
-    Resolve,
-    /// Flush every ring that holds one (exact, costs a file and a restart).
-    Flush,
-}
 
 /// Static configuration of one process's control plane.
 #[derive(Clone, Debug)]
@@ -52,8 +43,6 @@ pub struct Config {
     pub max_bytes: u64,
     /// ISA mode of the process.
     pub mode: Mode,
-    /// ClassLoader hook policy.
-    pub loader_policy: LoaderPolicy,
     /// How long a stop may take before the flush gives up (the thread may be in a long loop
     /// without calls; it stops at its next trace point and the next flush picks it up).
     pub stop_timeout: Duration,
@@ -78,7 +67,6 @@ impl Config {
             } else {
                 Mode::Bits32
             },
-            loader_policy: LoaderPolicy::Resolve,
             stop_timeout: Duration::from_millis(200),
             max_poll_sleep: Duration::from_millis(1),
         }
@@ -145,8 +133,18 @@ struct Traced {
     ring: Ring,
     /// Symbol epoch when the ring last (re)started.
     start_epoch: u64,
-    /// A stop was requested and not yet answered (timeout).
-    stopping: bool,
+    /// A stop was requested and not answered in time: what asked for it. The thread stops at its
+    /// next trace point; [`Control::tick`] then finishes the work (issue 20 A.4).
+    stopping: Option<StopCause>,
+}
+
+/// Why a traced thread was asked to stop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum StopCause {
+    /// A flush with this reason.
+    Flush(String),
+    /// Its ring is being reclaimed ([`Control::rebalance`]).
+    Reclaim,
 }
 
 struct Entry {
@@ -222,9 +220,8 @@ pub struct Control<A: Art> {
     storage: Box<dyn Storage>,
     registry: Mutex<Registry>,
     pending: Mutex<Vec<Pending>>,
-    /// Held shared by every flush from its copy-out to the end of symbolization, exclusively by
-    /// the ClassLoader hook: no pointer is resolved while a loader is being freed.
-    gate: RwLock<()>,
+    /// A leaf lock: never held across a call into ART or a wait, so the ClassLoader hook (on
+    /// the GC thread, under the mutator lock) can always take it.
     symbols: Mutex<Symbols>,
     window: Mutex<Vec<u64>>,
     last_ctl: Mutex<Option<String>>,
@@ -254,7 +251,6 @@ impl<A: Art> Control<A> {
             storage,
             registry: Mutex::new(Registry::default()),
             pending: Mutex::new(Vec::new()),
-            gate: RwLock::new(()),
             symbols: Mutex::new(Symbols::default()),
             window: Mutex::new(Vec::new()),
             last_ctl: Mutex::new(None),
@@ -463,7 +459,6 @@ impl<A: Art> Control<A> {
     /// Makes the traced set the N most-recently-foreground enabled threads: stops and reclaims
     /// the rings of threads that fell out (oldest first), then starts the newcomers.
     pub fn rebalance(&self) -> Result<(), RuntimeError> {
-        let _gate = self.gate.read().unwrap_or_else(|p| p.into_inner());
         let n = self.threads_n.load(Ordering::Relaxed);
         let mut reg = self.registry();
         let mut wanted: Vec<(u64, ThreadHandle)> = if reg.tracing_on {
@@ -490,7 +485,7 @@ impl<A: Art> Control<A> {
             .collect();
         drop_list.sort_unstable();
         for (_, h) in drop_list {
-            match self.stop_entry(&mut reg, h) {
+            match self.stop_entry(&mut reg, h, StopCause::Reclaim) {
                 Ok(_) => {
                     let e = reg.threads.get_mut(&h).expect("listed");
                     let t = e.traced.take().expect("traced");
@@ -527,16 +522,40 @@ impl<A: Art> Control<A> {
             e.traced = Some(Traced {
                 ring,
                 start_epoch: epoch,
-                stopping: false,
+                stopping: None,
             });
             free -= 1;
         }
         result
     }
 
+    /// Completes a pending stop and restarts the ring where the thread stopped.
+    fn restart_stopped(&self, h: ThreadHandle) -> Result<(), RuntimeError> {
+        let mut reg = self.registry();
+        let end = self.stop_entry(&mut reg, h, StopCause::Reclaim)?;
+        let e = reg
+            .threads
+            .get_mut(&h)
+            .ok_or(RuntimeError::UnknownThread(h))?;
+        let t = e.traced.as_mut().ok_or(RuntimeError::NotTraced(h))?;
+        let slots = t.ring.slots();
+        let ts = self.art.timer() as u32;
+        // SAFETY: registered threads are alive while the registry lock is held.
+        let b = unsafe { block_at(e.block) };
+        // The same window goes on (no file was written): its epoch stays.
+        block::start(b, slots, self.config.mode, slots.offset(end), ts);
+        Ok(())
+    }
+
     /// Stops a traced thread (§6): doorbell, bounded backing-off poll, and the native-state
-    /// force stop. Returns the end position (an address).
-    fn stop_entry(&self, reg: &mut Registry, h: ThreadHandle) -> Result<usize, RuntimeError> {
+    /// force stop. Returns the end position (an address). On a timeout the request stays, with
+    /// its cause, for [`Control::tick`]; a flush's cause outranks a reclaim's.
+    fn stop_entry(
+        &self,
+        reg: &mut Registry,
+        h: ThreadHandle,
+        cause: StopCause,
+    ) -> Result<usize, RuntimeError> {
         let e = reg
             .threads
             .get_mut(&h)
@@ -544,12 +563,16 @@ impl<A: Art> Control<A> {
         let t = e.traced.as_mut().ok_or(RuntimeError::NotTraced(h))?;
         // SAFETY: registered threads are alive while the registry lock (held by our caller) is.
         let b = unsafe { block_at(e.block) };
-        if !t.stopping {
-            block::request_stop(b);
-            t.stopping = true;
+        match &t.stopping {
+            None => {
+                block::request_stop(b);
+                t.stopping = Some(cause);
+            }
+            Some(StopCause::Reclaim) if cause != StopCause::Reclaim => t.stopping = Some(cause),
+            Some(_) => {}
         }
         let end = self.wait_stopped(b, h)?;
-        t.stopping = false;
+        t.stopping = None;
         Ok(end)
     }
 
@@ -621,9 +644,7 @@ impl<A: Art> Control<A> {
     /// Stop → copy the window → restart → symbolize → write the file → retention.
     /// Errors are logged and counted; tracing always resumes.
     pub fn flush(&self, thread: ThreadHandle, reason: &str) -> Result<Flushed, RuntimeError> {
-        let gate = self.gate.read().unwrap_or_else(|p| p.into_inner());
-        let r = self.flush_gated(thread, reason);
-        drop(gate);
+        let r = self.flush_inner(thread, reason);
         self.finish(r, reason)
     }
 
@@ -646,14 +667,13 @@ impl<A: Art> Control<A> {
         r
     }
 
-    /// The flush under a held gate (shared by a flush, exclusive by the ClassLoader hook).
-    fn flush_gated(&self, thread: ThreadHandle, reason: &str) -> Result<Flushed, RuntimeError> {
+    fn flush_inner(&self, thread: ThreadHandle, reason: &str) -> Result<Flushed, RuntimeError> {
         let consent = self.consent();
         let t0 = Instant::now();
         let mut window = lock(&self.window);
         let (header, window_epoch) = {
             let mut reg = self.registry();
-            let end = self.stop_entry(&mut reg, thread)?;
+            let end = self.stop_entry(&mut reg, thread, StopCause::Flush(reason.to_string()))?;
             let (counter, wall) = clock_pair(&self.art);
             let epoch_now = lock(&self.symbols).epoch();
             let e = reg.threads.get_mut(&thread).expect("stopped above");
@@ -783,7 +803,8 @@ impl<A: Art> Control<A> {
     }
 
     /// Names for every distinct pointer of a window, sorted by pointer: cache, dead-loader
-    /// names, then ART for the rest (in one batch, no lock of ours held but the gate).
+    /// names, then ART for the rest ([`crate::symbols::resolve_missing`]: in chunks, no lock of
+    /// ours held across the call into ART).
     fn symbolize(
         &self,
         window: &[u64],
@@ -796,34 +817,14 @@ impl<A: Art> Control<A> {
         let mut pointers: Vec<u64> = distinct.iter().collect();
         drop(distinct);
         pointers.sort_unstable();
-        let mut names: Vec<Option<Arc<str>>> = Vec::with_capacity(pointers.len());
-        let mut missing = Vec::new();
-        {
-            let sym = lock(&self.symbols);
-            for &p in &pointers {
-                let name = sym.lookup(p, window_epoch);
-                if name.is_none() {
-                    missing.push(p);
-                }
-                names.push(name);
-            }
-        }
-        if !missing.is_empty() {
-            let mut resolved = Vec::with_capacity(missing.len());
-            self.art.resolve(&missing, &mut resolved);
-            let mut sym = lock(&self.symbols);
-            // `missing` is in the order of the empty entries; a pointer ART gave no name for
-            // stays without one (and out of the file), as before.
-            let mut resolved = missing.into_iter().zip(resolved);
-            for slot in names.iter_mut().filter(|n| n.is_none()) {
-                let Some((p, name)) = resolved.next() else {
-                    break;
-                };
-                let name: Arc<str> = Arc::from(name);
-                sym.insert(p, name.clone());
-                *slot = Some(name);
-            }
-        }
+        let mut names: Vec<Option<Arc<str>>> = vec![None; pointers.len()];
+        resolve_missing(
+            &self.symbols,
+            &ArtResolver(&self.art),
+            &pointers,
+            window_epoch,
+            &mut names,
+        );
         let out: Vec<(u64, Arc<str>)> = pointers
             .into_iter()
             .zip(names)
@@ -841,88 +842,97 @@ impl<A: Art> Control<A> {
         Ok(out)
     }
 
-    /// ClassLoader hook: called before `loader`'s memory (its `ArtMethod`s) is freed. Every
-    /// buffered pointer into it is resolved now, or the rings holding one are flushed
-    /// ([`LoaderPolicy`]). Returns how many buffered pointers were affected.
+    /// ClassLoader hook: called by ART under its unload lock, on the GC thread holding the
+    /// mutator lock, before `loader`'s memory (its `ArtMethod`s) is freed. Every method of the
+    /// loader is named now, while it is alive, and remembered as dead: windows that started
+    /// before now take its name from the cache and never hand the pointer to ART (see
+    /// [`crate::symbols::resolve_missing`] for why no flush in progress can either). It takes
+    /// only the symbol cache's leaf lock: it never waits for a flush, a traced thread or the
+    /// disk, so it cannot stall the GC or deadlock with a pending SuspendAll (docs/protocol.md).
+    /// Returns how many methods were named.
     pub fn class_loader_unloading(&self, loader: usize) -> usize {
-        let gate = self.gate.write().unwrap_or_else(|p| p.into_inner());
         let mut owned = Vec::new();
         self.art.loader_methods(loader, &mut owned);
-        if owned.is_empty() {
-            // ART could not say which methods die (no class table): any ring may hold one.
-            // Flush them all, so that no buffered pointer outlives its memory.
-            warn!("hubble: class loader {loader:#x} unloads, methods unknown: flushing all rings");
-            let traced: Vec<ThreadHandle> = self
-                .registry()
-                .threads
-                .iter()
-                .filter(|(_, e)| e.traced.is_some())
-                .map(|(h, _)| *h)
-                .collect();
-            for h in traced {
-                let r = self.flush_gated(h, "class-loader-unload");
-                let _ = self.finish(r, "class-loader-unload");
-            }
-            drop(gate);
-            return 0;
-        }
-        let set: PointerSet = owned.iter().copied().collect();
-        // Scan the rings while they run: any slot value read is one a trace point wrote, and a
-        // candidate is only used if it is exactly one of the loader's methods.
-        let mut hits = PointerSet::default();
-        let mut rings_hit = Vec::new();
-        {
+        let mut names = Vec::with_capacity(owned.len());
+        self.art.resolve(&owned, &mut names);
+        let named: Vec<(u64, Arc<str>)> = owned
+            .iter()
+            .copied()
+            .zip(names.into_iter().map(Arc::from))
+            .collect();
+        let n = named.len();
+        lock(&self.symbols).unload(&owned, named);
+        n
+    }
+
+    /// The control thread's periodic work (every [`crate::TICK`]), after commands and
+    /// properties. Each step reads the traced threads' state and never waits for one of them.
+    pub fn tick(&self) {
+        self.finish_late_stops();
+    }
+
+    /// Issue 20 A.4: a stop that timed out (the thread ran a long stretch without a trace point)
+    /// stays requested; once the thread has answered it, or can be force-stopped because it left
+    /// managed code, the flush or reclaim that asked for it is finished here and tracing restarts.
+    /// Without this the thread would stay silently untraced until the next explicit flush, whose
+    /// window would end at the old stop.
+    fn finish_late_stops(&self) {
+        let ready: Vec<(ThreadHandle, StopCause)> = {
             let reg = self.registry();
-            for (h, e) in &reg.threads {
-                let Some(t) = &e.traced else { continue };
-                let before = hits.len();
-                let slots = t.ring.slots().slots;
-                let n = slots.len();
-                for i in 0..n {
-                    let v = slots[i].load(crate::sync::Ordering::Relaxed);
-                    let lo = v as u32;
-                    let candidate = match lo {
-                        0 | 2 | 3 => continue,
-                        1 => slots[(i + n - 1) % n].load(crate::sync::Ordering::Relaxed),
-                        _ => u64::from(lo),
-                    };
-                    if set.contains(&candidate) {
-                        hits.insert(candidate);
+            reg.threads
+                .iter()
+                .filter_map(|(h, e)| {
+                    let cause = e.traced.as_ref()?.stopping.clone()?;
+                    // SAFETY: registered threads are alive while the registry lock is held.
+                    let b = unsafe { block_at(e.block) };
+                    let answered = block::poll_stopped(b).is_some() || !self.art.is_runnable(*h);
+                    answered.then_some((*h, cause))
+                })
+                .collect()
+        };
+        for (h, cause) in ready {
+            match cause {
+                StopCause::Flush(reason) => {
+                    info!("hubble: thread {h:#x} stopped late; finishing its flush ({reason})");
+                    // Logged and counted by flush itself.
+                    let _ = self.flush(h, &reason);
+                }
+                StopCause::Reclaim => {
+                    // Rebalance reclaims it if it is still unwanted (its stop is answered now);
+                    // if it is wanted again by now, it kept its ring: restart it where it stopped.
+                    let r = self.rebalance().and_then(|()| {
+                        let pending = self.registry().threads.get(&h).is_some_and(|e| {
+                            e.traced.as_ref().is_some_and(|t| t.stopping.is_some())
+                        });
+                        if pending {
+                            self.restart_stopped(h)
+                        } else {
+                            Ok(())
+                        }
+                    });
+                    if let Err(e) = r {
+                        warn!("hubble: {e}");
                     }
                 }
-                if hits.len() > before {
-                    rings_hit.push(*h);
-                }
             }
         }
-        let affected = hits.len();
-        let mut resolve = self.config.loader_policy == LoaderPolicy::Resolve;
-        if !resolve {
-            for h in rings_hit {
-                let r = self.flush_gated(h, "class-loader-unload");
-                // A ring that could not be flushed (its thread did not stop) still holds the
-                // pointers: fall back to resolving them.
-                resolve |= self.finish(r, "class-loader-unload").is_err();
-            }
-        }
-        let named = if resolve && !hits.is_empty() {
-            let hits: Vec<u64> = hits.into_iter().collect();
-            let mut names = Vec::with_capacity(hits.len());
-            self.art.resolve(&hits, &mut names);
-            hits.into_iter()
-                .zip(names.into_iter().map(Arc::from))
-                .collect()
-        } else {
-            Vec::new()
-        };
-        lock(&self.symbols).unload(&owned, named);
-        drop(gate);
-        affected
     }
 
     /// The thread's block address (for tests and tools).
     pub fn block_address(&self, thread: ThreadHandle) -> Option<usize> {
         self.registry().threads.get(&thread).map(|e| e.block)
+    }
+}
+
+/// [`Resolver`] through [`Art`].
+struct ArtResolver<'a, A: Art>(&'a A);
+
+impl<A: Art> Resolver for ArtResolver<'_, A> {
+    fn generation(&self) -> u64 {
+        self.0.unload_generation()
+    }
+    fn resolve(&self, pointers: &[u64], generation: u64, out: &mut Vec<String>) -> bool {
+        self.0.resolve_unless_unloaded(pointers, generation, out)
     }
 }
 

@@ -28,7 +28,7 @@ use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 pub use art::{Art, CxxArt, ThreadHandle};
-pub use control::{Config, Control, LoaderPolicy, RuntimeError};
+pub use control::{Config, Control, RuntimeError};
 pub use props::Command;
 
 /// The cxx bridge. ART calls the `extern "Rust"` functions (C++ names in `art::hubble`); the
@@ -58,7 +58,9 @@ pub mod ffi {
         /// Per-thread enable / disable.
         #[cxx_name = "SetThreadEnabled"]
         fn set_thread_enabled(thread: usize, enabled: bool) -> bool;
-        /// Before a class loader's `LinearAlloc` (its `ArtMethod`s) is freed. Synchronous.
+        /// Before a class loader's `LinearAlloc` (its `ArtMethod`s) is freed, under ART's unload
+        /// lock, on the GC thread holding the mutator lock. Synchronous and never waits for a
+        /// flush, a traced thread or the disk.
         #[cxx_name = "ClassLoaderUnloading"]
         fn class_loader_unloading(loader: usize);
         /// An anomaly detector fired: flush the traced threads with this reason.
@@ -82,10 +84,20 @@ pub mod ffi {
         /// Undoes `LockThreadState` and wakes the thread if it waits.
         #[cxx_name = "UnlockThreadState"]
         fn hubble_unlock_thread_state(thread: usize);
-        /// `ArtMethod::PrettyMethod` of each pointer, in order, under the mutator lock.
+        /// `ArtMethod::PrettyMethod` of each pointer, in order, under the mutator lock and the
+        /// unload lock, unless a class loader finished unloading since `UnloadGeneration`
+        /// returned `generation` (then false, nothing read).
         #[cxx_name = "ResolveMethods"]
-        fn hubble_resolve_methods(methods: &[u64], out: &mut Vec<String>);
-        /// Every `ArtMethod*` allocated in `loader` (a `LinearAlloc*`).
+        fn hubble_resolve_methods(methods: &[u64], generation: u64, out: &mut Vec<String>) -> bool;
+        /// Unloads completed so far (acquire).
+        #[cxx_name = "UnloadGeneration"]
+        fn hubble_unload_generation() -> u64;
+        /// `PrettyMethod` of the dying loader's own methods, only inside `ClassLoaderUnloading`
+        /// (the unload lock is held by the caller, the methods are alive).
+        #[cxx_name = "ResolveDyingMethods"]
+        fn hubble_resolve_dying_methods(methods: &[u64], out: &mut Vec<String>);
+        /// Every `ArtMethod*` allocated in `loader` (a `LinearAlloc*`), only inside
+        /// `ClassLoaderUnloading`.
         #[cxx_name = "LoaderMethods"]
         fn hubble_loader_methods(loader: usize, out: &mut Vec<u64>);
         /// The 64-bit generic-timer count (CNTVCT_EL0 / CNTVCT).
@@ -167,10 +179,17 @@ fn init_logging() {
     );
 }
 
-/// The control thread's loop: commands from the channel, property changes every 250 ms.
+/// How often the control thread polls the properties and runs [`Control::tick`] when no message
+/// arrives.
+pub const TICK: Duration = Duration::from_millis(250);
+
+/// The control thread's loop: commands from the channel; property changes and [`Control::tick`]
+/// at least every [`TICK`].
 pub fn control_loop<A: Art>(control: &Control<A>, rx: &mpsc::Receiver<Message>) {
+    let mut next_tick = std::time::Instant::now() + TICK;
     loop {
-        match rx.recv_timeout(Duration::from_millis(250)) {
+        let wait = next_tick.saturating_duration_since(std::time::Instant::now());
+        match rx.recv_timeout(wait) {
             Ok(Message::Shutdown) | Err(mpsc::RecvTimeoutError::Disconnected) => return,
             Ok(Message::Rebalance) => {
                 if let Err(e) = control.rebalance() {
@@ -186,6 +205,11 @@ pub fn control_loop<A: Art>(control: &Control<A>, rx: &mpsc::Receiver<Message>) 
         }
         if let Some(Err(e)) = control.poll_properties() {
             log::warn!("hubble: {e}");
+        }
+        // A steady stream of messages must not starve the tick.
+        if std::time::Instant::now() >= next_tick {
+            control.tick();
+            next_tick = std::time::Instant::now() + TICK;
         }
     }
 }

@@ -54,9 +54,10 @@ impl Symbols {
         self.live.insert(pointer, name);
     }
 
-    /// A class loader is being unloaded: `names` are the buffered pointers into it, resolved
-    /// while still valid; `owned` is every method it owns (evicted from the live cache, since
-    /// the addresses may be reused by methods of a later loader).
+    /// A class loader is being unloaded: `names` are its methods, resolved while still valid
+    /// (windows that started before now name them from here, never through ART); `owned` is
+    /// every method it owns (evicted from the live cache, since the addresses may be reused by
+    /// methods of a later loader).
     pub fn unload(&mut self, owned: &[u64], names: Vec<(u64, Arc<str>)>) {
         for p in owned {
             self.live.remove(p);
@@ -81,5 +82,87 @@ impl Symbols {
     /// Whether the live cache is empty.
     pub fn is_empty(&self) -> bool {
         self.live.is_empty()
+    }
+}
+
+/// Pointers resolved through ART per round of [`resolve_missing`]: bounds how long the GC's
+/// class-loader unloading can wait for the control thread (one batch of `PrettyMethod`, well
+/// under a millisecond), never for a stop or the disk.
+pub const RESOLVE_CHUNK: usize = 256;
+
+/// ART's side of the symbolization handshake (`hubble_bridge.cc`): resolution under the unload
+/// lock, refused when an unload completed since the generation the caller read.
+pub trait Resolver {
+    /// Unloads completed so far.
+    fn generation(&self) -> u64;
+    /// Names of `pointers` if the generation is still `generation`; `false` (nothing read)
+    /// otherwise.
+    fn resolve(&self, pointers: &[u64], generation: u64, out: &mut Vec<String>) -> bool;
+}
+
+/// Access to the symbol cache under its (leaf) lock.
+pub trait SymbolsCell {
+    /// Runs `f` with the cache locked.
+    fn with<T>(&self, f: impl FnOnce(&mut Symbols) -> T) -> T;
+}
+
+/// Fills every `None` of `names` (for `pointers[i]`, of a window that started at
+/// `window_epoch`): dead loaders' names from the cache, the rest through ART in chunks.
+///
+/// Why it never reads freed memory (docs/protocol.md): an unload records its loader's names
+/// (and bumps the cache epoch) BEFORE it bumps ART's generation, both under ART's unload lock.
+/// Each round reads the generation first, then picks the pointers the cache cannot name; ART
+/// resolves them under the same lock only if the generation is unchanged, so no unload ran in
+/// between and any earlier one is already in the cache. Names go into the live cache only if
+/// the cache's epoch is the one the round started with: a later unload may have evicted them.
+pub fn resolve_missing(
+    cell: &impl SymbolsCell,
+    art: &impl Resolver,
+    pointers: &[u64],
+    window_epoch: u64,
+    names: &mut [Option<Arc<str>>],
+) {
+    let mut pending: Vec<usize> = (0..pointers.len())
+        .filter(|&i| names[i].is_none())
+        .collect();
+    let mut batch = Vec::with_capacity(RESOLVE_CHUNK);
+    let mut resolved = Vec::with_capacity(RESOLVE_CHUNK);
+    while !pending.is_empty() {
+        let generation = art.generation();
+        let epoch = cell.with(|sym| {
+            pending.retain(|&i| match sym.lookup(pointers[i], window_epoch) {
+                Some(name) => {
+                    names[i] = Some(name);
+                    false
+                }
+                None => true,
+            });
+            sym.epoch()
+        });
+        let take = pending.len().min(RESOLVE_CHUNK);
+        batch.clear();
+        batch.extend(pending[..take].iter().map(|&i| pointers[i]));
+        resolved.clear();
+        if batch.is_empty() || !art.resolve(&batch, generation, &mut resolved) {
+            continue; // Nothing left, or an unload ran meanwhile: ask the cache again.
+        }
+        cell.with(|sym| {
+            let cache = sym.epoch() == epoch;
+            // A pointer ART gave no name for stays without one (and out of the file).
+            for (&i, name) in pending[..take].iter().zip(resolved.drain(..)) {
+                let name: Arc<str> = Arc::from(name);
+                if cache {
+                    sym.insert(pointers[i], name.clone());
+                }
+                names[i] = Some(name);
+            }
+        });
+        pending.drain(..take);
+    }
+}
+
+impl SymbolsCell for std::sync::Mutex<Symbols> {
+    fn with<T>(&self, f: impl FnOnce(&mut Symbols) -> T) -> T {
+        f(&mut self.lock().unwrap_or_else(|p| p.into_inner()))
     }
 }

@@ -66,10 +66,17 @@ impl FakeThread {
 /// ART, faked: threads are [`FakeThread`] addresses; method `m` is named `m<hex>` (or, with
 /// `pretty_names`, a PrettyMethod-like signature); loader `L` owns the methods `L+8 .. L+64`.
 /// Resolving a method of a freed loader panics, as a use-after-free would crash the real
-/// runtime.
-#[derive(Debug, Default)]
+/// runtime. Unloading follows `hubble_bridge.cc`: [`FakeArt::unload`] holds the unload lock
+/// around the control plane's hook and bumps the generation before the memory goes.
+#[derive(Default)]
 pub struct FakeArt {
     freed: Mutex<HashSet<u64>>,
+    /// `hubble_bridge.cc`'s unload lock and generation.
+    unload_lock: Mutex<()>,
+    generation: AtomicU64,
+    /// Runs once, at the next checked resolution, before the unload lock is taken: the moment a
+    /// GC thread can slip in (tests use it to unload a loader exactly then).
+    pub before_resolve: Mutex<Option<Box<dyn FnOnce() + Send>>>,
     /// Methods resolved through ART so far.
     pub resolved: AtomicU64,
     /// Names override.
@@ -85,6 +92,18 @@ impl FakeArt {
     /// The methods the fake loader `loader` owns.
     pub fn loader_methods_of(loader: usize) -> Vec<u64> {
         (1..=8).map(|i| loader as u64 + 8 * i).collect()
+    }
+
+    /// What ART's `DeleteClassLoader` does with the hook (patch 0024, `hubble_bridge.cc`
+    /// `ClassLoaderUnloadingWithTable`): under the unload lock, the control plane's hook, then
+    /// the generation bump; after the lock, the loader's memory is freed.
+    pub fn unload(&self, loader: usize, hook: impl FnOnce(usize)) {
+        {
+            let _l = self.unload_lock.lock().expect("unload lock");
+            hook(loader);
+            self.generation.fetch_add(1, Ordering::Release);
+        }
+        self.free_loader(loader);
     }
 
     /// Marks a loader's memory freed: resolving its methods from now on panics.
@@ -159,6 +178,26 @@ impl Art for FakeArt {
         }
         self.resolved
             .fetch_add(methods.len() as u64, Ordering::Relaxed);
+    }
+    fn resolve_unless_unloaded(
+        &self,
+        methods: &[u64],
+        generation: u64,
+        out: &mut Vec<String>,
+    ) -> bool {
+        let hook = self.before_resolve.lock().expect("hook").take();
+        if let Some(hook) = hook {
+            hook();
+        }
+        let _l = self.unload_lock.lock().expect("unload lock");
+        if self.generation.load(Ordering::Acquire) != generation {
+            return false;
+        }
+        self.resolve(methods, out);
+        true
+    }
+    fn unload_generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
     }
     fn loader_methods(&self, loader: usize, out: &mut Vec<u64>) {
         out.extend(Self::loader_methods_of(loader));

@@ -10,7 +10,7 @@ use hubble_format::{EventKind, Mode, TraceFile, WindowStart};
 use hubble_runtime::flush::{FsStorage, Storage};
 use hubble_runtime::props::{FakeProperties, CONSENT};
 use hubble_runtime::testing::{FailingStorage, FakeArt, FakeThread};
-use hubble_runtime::{Config, Control, LoaderPolicy, RuntimeError};
+use hubble_runtime::{Config, Control, RuntimeError};
 
 const MODE: Mode = Mode::Bits64;
 
@@ -265,7 +265,7 @@ fn n_most_recent_foreground_threads_are_traced_and_the_oldest_reclaimed() {
 }
 
 #[test]
-fn class_loader_unload_resolves_buffered_pointers_before_the_memory_goes() {
+fn class_loader_unload_names_buffered_pointers_before_the_memory_goes() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("hubble");
     let c = control(&dir, true, Box::new(FsStorage));
@@ -281,8 +281,9 @@ fn class_loader_unload_resolves_buffered_pointers_before_the_memory_goes() {
     assert!(t.exit(4));
     assert!(t.entry(MODE, dying[3], 5));
     t.to_native();
-    assert_eq!(c.class_loader_unloading(loader), 2);
-    c.art().free_loader(loader);
+    // Every method of the loader is named while it is alive; then the memory goes.
+    c.art()
+        .unload(loader, |l| assert_eq!(c.class_loader_unloading(l), 8));
     // The flush must not hand the dead pointers to ART (FakeArt panics if it does).
     c.flush(t.handle(), "after unload").unwrap();
     let f = only_file(&dir);
@@ -291,31 +292,88 @@ fn class_loader_unload_resolves_buffered_pointers_before_the_memory_goes() {
     assert_eq!(f.symbols[&0x3000], FakeArt::name_of(0x3000));
 }
 
+/// Issue 20 A.3: the hook runs on the GC thread holding the mutator lock. It must never wait for
+/// a flush in progress (which may wait up to the stop timeout for a traced thread, write to disk,
+/// or block entering ART while a SuspendAll is pending — which itself waits for the GC thread).
 #[test]
-fn class_loader_unload_can_flush_instead() {
+fn class_loader_unload_never_waits_for_a_flush_in_progress() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("hubble");
     let mut cfg = config(&dir);
-    cfg.loader_policy = LoaderPolicy::Flush;
-    let c = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
+    cfg.stop_timeout = std::time::Duration::from_secs(60);
+    let c = Arc::new(Control::new(
+        FakeArt::default(),
+        cfg,
+        props(true),
+        Box::new(FsStorage),
+    ));
+    let t: Arc<FakeThread> = Arc::from(FakeThread::new());
+    c.thread_attached(t.handle(), 1, "main", true);
+    c.start_tracing().unwrap();
+    t.to_runnable();
+    assert!(t.entry(MODE, 0x3000, 1));
+    // A flush rings the doorbell of a runnable thread that is busy without calls.
+    let flusher = {
+        let c = c.clone();
+        let h = t.handle();
+        std::thread::spawn(move || c.flush(h, "jank").map(|_| ()))
+    };
+    while t.block.stop.load(Ordering::Acquire) != hubble_runtime::block::STOP_REQUESTED {
+        std::thread::yield_now();
+    }
+    // Meanwhile the GC unloads a class loader.
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    let gc = {
+        let c = c.clone();
+        std::thread::spawn(move || {
+            c.art().unload(0x5000_0000, |l| {
+                c.class_loader_unloading(l);
+            });
+            done_tx.send(()).unwrap();
+        })
+    };
+    let finished = done_rx.recv_timeout(std::time::Duration::from_secs(10));
+    // Let the flush end either way (the thread reaches a trace point), so the test never hangs.
+    assert!(!t.exit(2));
+    flusher.join().unwrap().unwrap();
+    gc.join().unwrap();
+    assert!(
+        finished.is_ok(),
+        "the class-loader hook waited for a flush that was waiting for a traced thread"
+    );
+}
+
+/// Issue 20 A.3: an unload that completes between the flush's choice of pointers to resolve and
+/// its call into ART: the call is refused (generation changed), the cache names the dead loader's
+/// pointers, and no freed `ArtMethod` is read (FakeArt panics on a use after free).
+#[test]
+fn an_unload_racing_the_symbolization_never_reads_freed_methods() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("hubble");
+    let c = Arc::new(control(&dir, true, Box::new(FsStorage)));
     let t = FakeThread::new();
     c.thread_attached(t.handle(), 1, "main", true);
     c.start_tracing().unwrap();
-    let loader = 0x5000_0000usize;
+    let loader = 0x7f66_0000_0000usize;
     let dying = FakeArt::loader_methods_of(loader);
     t.to_runnable();
-    assert!(t.entry(MODE, dying[1], 1));
+    assert!(t.entry(MODE, dying[2], 1));
+    assert!(t.entry(MODE, 0x4000, 2));
     t.to_native();
-    // A loader with nothing buffered flushes nothing.
-    assert_eq!(c.class_loader_unloading(0x9000_0000), 0);
-    assert!(!dir.exists());
-    assert_eq!(c.class_loader_unloading(loader), 1);
-    c.art().free_loader(loader);
+    let gc = c.clone();
+    *c.art().before_resolve.lock().unwrap() = Some(Box::new(move || {
+        gc.art().unload(loader, |l| {
+            gc.class_loader_unloading(l);
+        });
+    }));
+    c.flush(t.handle(), "race").unwrap();
+    assert!(
+        c.art().before_resolve.lock().unwrap().is_none(),
+        "the race ran"
+    );
     let f = only_file(&dir);
-    assert_eq!(f.header.reason, "class-loader-unload");
-    assert_eq!(f.symbols[&dying[1]], FakeArt::name_of(dying[1]));
-    // The restarted ring no longer holds the pointer: a later flush resolves nothing dead.
-    c.flush(t.handle(), "later").unwrap();
+    assert_eq!(f.symbols[&dying[2]], FakeArt::name_of(dying[2]));
+    assert_eq!(f.symbols[&0x4000], FakeArt::name_of(0x4000));
 }
 
 fn assert_resumes(t: &FakeThread) {
@@ -471,4 +529,84 @@ fn property_commands_drive_tracing() {
     // The thread-name hook: a command, not a name.
     assert!(c.thread_renamed(t.handle(), "HUBBLE:flush:x").is_some());
     assert!(c.thread_renamed(t.handle(), "worker").is_none());
+}
+
+/// Issue 20 A.4: a flush whose stop timed out (the thread was in a loop without calls) must not
+/// leave tracing silently off once the thread reaches its next trace point and stops itself:
+/// the next control tick finishes the flush it asked for (its reason, its window) and restarts.
+#[test]
+fn a_stop_that_timed_out_is_finished_and_tracing_restarted_on_the_next_tick() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("hubble");
+    let mut cfg = config(&dir);
+    cfg.stop_timeout = std::time::Duration::from_millis(5);
+    let c = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
+    let t = FakeThread::new();
+    c.thread_attached(t.handle(), 42, "main", true);
+    c.start_tracing().unwrap();
+    t.to_runnable();
+    let methods = calls(&t, 6);
+    // Runnable and silent: the doorbell is not answered in time.
+    match c.flush(t.handle(), "jank") {
+        Err(RuntimeError::StopTimeout(h, _)) => assert_eq!(h, t.handle()),
+        other => panic!("expected a stop timeout, got {other:?}"),
+    }
+    assert!(std::fs::read_dir(&dir).map_or(true, |d| d.count() == 0));
+    // The loop ends; the next trace point answers the doorbell and records nothing.
+    assert!(!t.exit(9000), "a stopped thread must not record");
+    assert_eq!(t.block.cursor.load(Ordering::Relaxed), 0);
+    c.tick();
+    // The flush it asked for is written, with the window up to the thread's own stop.
+    let file = only_file(&dir);
+    assert_eq!(file.header.reason, "jank");
+    let decoded = file.decode_events().unwrap();
+    let entries = decoded
+        .events
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::Entry { .. }))
+        .count();
+    assert_eq!(entries, methods.len());
+    // ...and tracing is on again: the next trace point is recorded.
+    assert_ne!(
+        t.block.cursor.load(Ordering::Relaxed),
+        0,
+        "tracing stayed off"
+    );
+    assert!(t.exit(9001));
+    // A tick with nothing pending does nothing.
+    c.tick();
+    assert_eq!(c.stats.flushes.load(Ordering::Relaxed), 1);
+}
+
+/// Issue 20 A.4, the reclaim side: a thread that fell out of the N traced but did not answer in
+/// time keeps its ring (and the newcomer waits) until it stops; the next tick completes the swap.
+#[test]
+fn a_reclaim_that_timed_out_is_completed_on_the_next_tick() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cfg = config(&tmp.path().join("hubble"));
+    cfg.stop_timeout = std::time::Duration::from_millis(5);
+    cfg.threads = 1;
+    let c = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
+    let (a, b) = (FakeThread::new(), FakeThread::new());
+    c.thread_attached(a.handle(), 1, "a", true);
+    c.thread_attached(b.handle(), 2, "b", false);
+    c.start_tracing().unwrap();
+    assert_eq!(c.traced_threads(), vec![a.handle()]);
+    a.to_runnable();
+    c.thread_foreground(b.handle());
+    assert!(matches!(c.rebalance(), Err(RuntimeError::StopTimeout(..))));
+    assert_eq!(
+        c.traced_threads(),
+        vec![a.handle()],
+        "a keeps its ring until it stops"
+    );
+    assert!(!a.exit(1), "a answers the doorbell at its next trace point");
+    c.tick();
+    assert_eq!(c.traced_threads(), vec![b.handle()]);
+    assert_ne!(
+        b.block.cursor.load(Ordering::Relaxed),
+        0,
+        "the newcomer traces"
+    );
+    assert_eq!(a.block.cursor.load(Ordering::Relaxed), 0);
 }

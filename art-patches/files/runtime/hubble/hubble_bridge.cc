@@ -7,6 +7,7 @@
 
 #include <time.h>
 
+#include <atomic>
 #include <string>
 
 #include "art_method-inl.h"
@@ -31,6 +32,30 @@ Thread* AsThread(size_t thread) { return reinterpret_cast<Thread*>(thread); }
 // The class table of the loader being unloaded, set by ClassLoaderUnloadingWithTable for the
 // duration of the synchronous ClassLoaderUnloading call (same thread).
 thread_local const ClassTable* gUnloadingTable = nullptr;
+
+// Serializes the control thread's PrettyMethod batches against class-loader unloading, so that no
+// ArtMethod is read while its LinearAlloc is freed. Held by the GC thread (under the mutator lock,
+// shared) for the hook, and by the control thread (under the mutator lock, shared, taken first by
+// ScopedObjectAccess) for one batch of at most symbols::RESOLVE_CHUNK names: neither waits for
+// anything while holding it, and both take it after the mutator lock, so a pending SuspendAll
+// cannot close a cycle through it (docs/protocol.md). Its level is below kMutatorLock and above
+// kClassLoaderClassesLock (ClassTable::Visit takes its lock_ inside).
+Mutex* UnloadLock() {
+  static Mutex* lock = new Mutex("hubble unload lock", kDefaultMutexLevel);
+  return lock;
+}
+
+// Unloads completed: bumped under UnloadLock after the control plane has named the loader's
+// methods, read by the control thread before it chooses what to resolve.
+std::atomic<uint64_t> gUnloadGeneration{0};
+
+void PrettyMethods(rust::Slice<const uint64_t> methods, rust::Vec<rust::String>& out)
+    REQUIRES_SHARED(Locks::mutator_lock_) {
+  for (uint64_t m : methods) {
+    std::string name = ArtMethod::PrettyMethod(reinterpret_cast<ArtMethod*>(m), true);
+    out.push_back(rust::String(name.data(), name.size()));
+  }
+}
 
 uint64_t ClockNs(clockid_t clock) {
   timespec ts;
@@ -70,52 +95,65 @@ void UnlockThreadState(size_t thread) {
   }
 }
 
-void ResolveMethods(rust::Slice<const uint64_t> methods, rust::Vec<rust::String>& out) {
+bool ResolveMethods(rust::Slice<const uint64_t> methods,
+                    uint64_t generation,
+                    rust::Vec<rust::String>& out) {
   Thread* self = Thread::Current();
-  auto resolve_all = [&]() REQUIRES_SHARED(Locks::mutator_lock_) {
-    for (uint64_t m : methods) {
-      std::string name = ArtMethod::PrettyMethod(reinterpret_cast<ArtMethod*>(m), true);
-      out.push_back(rust::String(name.data(), name.size()));
-    }
-  };
-  if (Locks::mutator_lock_->IsSharedHeld(self)) {
-    resolve_all();
-  } else {
-    ScopedObjectAccess soa(self);
-    resolve_all();
+  DCHECK(!Locks::mutator_lock_->IsSharedHeld(self)) << "the control thread enters ART here";
+  ScopedObjectAccess soa(self);
+  MutexLock mu(self, *UnloadLock());
+  if (gUnloadGeneration.load(std::memory_order_acquire) != generation) {
+    return false;  // A loader died since the caller looked: some of `methods` may be freed.
   }
+  PrettyMethods(methods, out);
+  return true;
+}
+
+uint64_t UnloadGeneration() { return gUnloadGeneration.load(std::memory_order_acquire); }
+
+void ResolveDyingMethods(rust::Slice<const uint64_t> methods, rust::Vec<rust::String>& out) {
+  Thread* self = Thread::Current();
+  DCHECK(gUnloadingTable != nullptr) << "only inside ClassLoaderUnloading";
+  UnloadLock()->AssertHeld(self);
+  Locks::mutator_lock_->AssertSharedHeld(self);
+  PrettyMethods(methods, out);
 }
 
 void LoaderMethods(size_t loader, rust::Vec<uint64_t>& out) {
   const ClassTable* table = gUnloadingTable;
-  LinearAlloc* alloc = reinterpret_cast<LinearAlloc*>(loader);
+  DCHECK(table != nullptr) << "only inside ClassLoaderUnloading";
   if (table == nullptr) {
-    return;  // Unknown loader: the control plane falls back to flushing every ring.
+    return;
   }
-  Thread* self = Thread::Current();
-  auto visit = [&]() REQUIRES_SHARED(Locks::mutator_lock_) {
-    const_cast<ClassTable*>(table)->Visit<kWithoutReadBarrier>(
-        [&](ObjPtr<mirror::Class> klass) REQUIRES_SHARED(Locks::mutator_lock_) {
-          for (ArtMethod& m : klass->GetMethods(kRuntimePointerSize)) {
-            if (alloc->ContainsUnsafe(&m)) {
-              out.push_back(reinterpret_cast<uint64_t>(&m));
-            }
+  LinearAlloc* alloc = reinterpret_cast<LinearAlloc*>(loader);
+  Locks::mutator_lock_->AssertSharedHeld(Thread::Current());
+  // The table also lists classes this loader only initiated (defined by a parent): their methods
+  // are not in this allocator and stay alive.
+  const_cast<ClassTable*>(table)->Visit<kWithoutReadBarrier>(
+      [&](ObjPtr<mirror::Class> klass) REQUIRES_SHARED(Locks::mutator_lock_) {
+        for (ArtMethod& m : klass->GetMethods(kRuntimePointerSize)) {
+          if (alloc->ContainsUnsafe(&m)) {
+            out.push_back(reinterpret_cast<uint64_t>(&m));
           }
-          return true;
-        });
-  };
-  if (Locks::mutator_lock_->IsSharedHeld(self)) {
-    visit();
-  } else {
-    ScopedObjectAccess soa(self);
-    visit();
-  }
+        }
+        return true;
+      });
 }
 
-void ClassLoaderUnloadingWithTable(LinearAlloc* alloc, const ClassTable* table) {
+void ClassLoaderUnloadingWithTable(Thread* self,
+                                   LinearAlloc* alloc,
+                                   const ClassTable* table) {
+  // ClassLinker::CleanupClassLoaders runs on the GC thread inside ReaderMutexLock(mutator_lock_)
+  // (concurrent_copying.cc 2761-2764, ReclaimPhase 2737) in a non-runnable state: the methods
+  // are alive and may be read, and nothing below may wait for another mutator.
+  Locks::mutator_lock_->AssertSharedHeld(self);
+  MutexLock mu(self, *UnloadLock());
   gUnloadingTable = table;
   ClassLoaderUnloading(reinterpret_cast<size_t>(alloc));
   gUnloadingTable = nullptr;
+  // After the names are in the control plane's cache: a resolution that sees this value also
+  // sees them (release/acquire), one that saw the old value is refused.
+  gUnloadGeneration.fetch_add(1, std::memory_order_release);
 }
 
 uint64_t ReadTimer() {

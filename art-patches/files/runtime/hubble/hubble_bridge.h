@@ -27,13 +27,10 @@
  *   bool art::hubble::SetThreadEnabled(size_t thread, bool enabled);
  *       Per-thread enable / disable. Never blocks.
  *   void art::hubble::ClassLoaderUnloading(size_t linear_alloc);
- *       ClassLinker::DeleteClassLoader before data.allocator is freed. Synchronous: it may
- *       call LoaderMethods and ResolveMethods. Call it with the thread NOT holding the
- *       mutator lock (wrap in ScopedThreadSuspension if runnable): it may wait for a flush
- *       in progress, whose ResolveMethods needs the mutator lock.
- *       Prefer ClassLoaderUnloadingWithTable below (C++ only): with the loader's ClassTable,
- *       LoaderMethods can enumerate the dying methods exactly; without it LoaderMethods is
- *       empty and the control plane conservatively flushes every traced ring.
+ *       Only through ClassLoaderUnloadingWithTable below (ClassLinker::DeleteClassLoader, on the
+ *       GC thread, mutator lock held shared, ART's unload lock held): the control plane calls
+ *       LoaderMethods and ResolveDyingMethods to name every method of the loader while it is
+ *       alive, and returns. It never waits for a flush, a traced thread or the disk.
  *   void art::hubble::AnomalyReported(rust::Str reason);
  *       An anomaly detector fired: flush the traced threads (asynchronous, never blocks).
  *
@@ -53,13 +50,16 @@ namespace art {
 
 class ClassTable;
 class LinearAlloc;
+class Thread;
 
 namespace hubble {
 
-// ClassLinker::DeleteClassLoader(self, data, ...): call as
-//   hubble::ClassLoaderUnloadingWithTable(data.allocator, data.class_table)
-// before data.allocator is freed (same thread rules as ClassLoaderUnloading, which it calls).
-void ClassLoaderUnloadingWithTable(LinearAlloc* allocator, const ClassTable* class_table);
+// ClassLinker::DeleteClassLoader(self, data, ...) through lifecycle.cc, before data.allocator and
+// data.class_table are freed, with the mutator lock held (shared): under the unload lock, sets the
+// table for LoaderMethods, calls ClassLoaderUnloading (Rust), then bumps UnloadGeneration.
+void ClassLoaderUnloadingWithTable(Thread* self,
+                                   LinearAlloc* allocator,
+                                   const ClassTable* class_table);
 
 // Address of thread->tlsPtr_.hubble_cursor; hubble_limit, _stop, _begin, _end follow it.
 size_t BlockAddress(size_t thread);
@@ -76,9 +76,20 @@ void LockThreadState(size_t thread);
 // Lowers the suspend count again and broadcasts Thread::resume_cond_.
 void UnlockThreadState(size_t thread);
 
-// out[i] = ArtMethod::PrettyMethod(methods[i]) for each i, under the mutator lock (shared;
-// taken with ScopedObjectAccess unless the caller already holds it).
-void ResolveMethods(rust::Slice<const uint64_t> methods, rust::Vec<rust::String>& out);
+// out[i] = ArtMethod::PrettyMethod(methods[i]) for each i, under the mutator lock (shared, taken
+// with ScopedObjectAccess) and then the unload lock, if UnloadGeneration() still equals
+// `generation`; otherwise returns false and reads no ArtMethod (a loader finished unloading since
+// the caller chose `methods`; some may be freed). Called by the control thread only.
+bool ResolveMethods(rust::Slice<const uint64_t> methods, uint64_t generation,
+                    rust::Vec<rust::String>& out);
+
+// Class-loader unloads completed (acquire): bumped under the unload lock after the control plane
+// has named the loader's methods (ClassLoaderUnloadingWithTable).
+uint64_t UnloadGeneration();
+
+// out[i] = ArtMethod::PrettyMethod(methods[i]), with no lock taken: only inside
+// ClassLoaderUnloading, for the dying loader's own (still alive) methods.
+void ResolveDyingMethods(rust::Slice<const uint64_t> methods, rust::Vec<rust::String>& out);
 
 // Every ArtMethod* allocated in the LinearAlloc `loader` (the class loader being unloaded),
 // from the ClassTable given to ClassLoaderUnloadingWithTable; empty if none was given.

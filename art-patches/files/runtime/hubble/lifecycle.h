@@ -19,6 +19,7 @@
 
 namespace art {
 
+class ClassTable;
 class LinearAlloc;
 class Thread;
 
@@ -46,9 +47,12 @@ bool OnThreadRenaming(Thread* thread, const char* name);
 // VMRuntime.updateProcessState: the app came to the foreground: its UI thread is foreground.
 void OnProcessStateChanged(ProcessState state);
 
-// ClassLinker::DeleteClassLoader, before the loader's LinearAlloc (its ArtMethods) is freed.
-// Synchronous: the control plane resolves or flushes every buffered pointer into it first.
-void OnClassLoaderUnloading(Thread* self, LinearAlloc* allocator);
+// ClassLinker::DeleteClassLoader, before the loader's LinearAlloc (its ArtMethods) and its class
+// table are freed, on the GC thread holding the mutator lock (shared). Synchronous and bounded:
+// the control plane names every method of the loader from `class_table` and never waits for a
+// flush, a traced thread or the disk (docs/protocol.md, "Class-loader unloading").
+void OnClassLoaderUnloading(Thread* self, LinearAlloc* allocator, const ClassTable* class_table)
+    REQUIRES_SHARED(Locks::mutator_lock_);
 
 }  // namespace hubble
 }  // namespace art

@@ -439,6 +439,13 @@ fn real_disk_full_and_read_only_file_systems() {
             .unwrap_or(false)
     };
     if !mount(&full, "size=64k") {
+        // CI runs as root: a check that cannot run there must fail, not pass by skipping. The
+        // disk-full half also runs without privilege (disk_full_by_rlimit_leaves_no_file).
+        assert_ne!(
+            std::env::var("CI").as_deref(),
+            Ok("true"),
+            "real_disk_full_and_read_only_file_systems: mount not permitted under CI=true"
+        );
         eprintln!("SKIPPED real_disk_full_and_read_only_file_systems: mount not permitted");
         return;
     }
@@ -609,4 +616,71 @@ fn a_reclaim_that_timed_out_is_completed_on_the_next_tick() {
         "the newcomer traces"
     );
     assert_eq!(a.block.cursor.load(Ordering::Relaxed), 0);
+}
+
+const RLIMIT_CHILD: &str = "HUBBLE_RLIMIT_CHILD";
+
+/// A full disk without privilege: the flush runs in a child process whose RLIMIT_FSIZE (64 KiB)
+/// is below the file's size, with SIGXFSZ ignored so the write fails with EFBIG, as a full
+/// partition's fails with ENOSPC. The limit is per process: other tests keep writing freely.
+#[test]
+fn disk_full_by_rlimit_leaves_no_file_and_tracing_resumes() {
+    if let Some(dir) = std::env::var_os(RLIMIT_CHILD) {
+        let limit = libc::rlimit {
+            rlim_cur: 64 << 10,
+            rlim_max: 64 << 10,
+        };
+        // SAFETY: plain libc calls on this (child) process with valid arguments.
+        unsafe {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &limit), 0);
+        }
+        let dir = Path::new(&dir);
+        let mut cfg = config(dir);
+        cfg.ring_bytes = 1 << 20;
+        let c = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
+        let t = FakeThread::new();
+        c.thread_attached(t.handle(), 1, "main", true);
+        c.start_tracing().unwrap();
+        t.to_runnable();
+        for i in 0..200_000u32 {
+            t.entry(MODE, 0x1000 + 8 * u64::from(i % 1000), i);
+            t.exit(i);
+        }
+        t.to_native();
+        match c.flush(t.handle(), "full") {
+            Err(RuntimeError::Io { source, .. }) => {
+                assert_eq!(source.raw_os_error(), Some(libc::EFBIG), "{source}")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_resumes(&t);
+        println!("RLIMIT-CHILD-OK");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("hubble");
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "disk_full_by_rlimit_leaves_no_file_and_tracing_resumes",
+            "--nocapture",
+        ])
+        .env(RLIMIT_CHILD, &dir)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("RLIMIT-CHILD-OK"),
+        "child: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(
+        left.is_empty(),
+        "no partial file, no temporary left: {left:?}"
+    );
 }

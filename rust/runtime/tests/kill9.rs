@@ -5,7 +5,6 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
 use hubble_format::{Mode, TraceFile};
 use hubble_runtime::flush::FsStorage;
@@ -41,12 +40,25 @@ fn child(dir: &Path) -> ! {
             ts = ts.wrapping_add(2);
         }
         t.to_native();
-        // Tell the parent a flush begins, so its kill lands inside one.
+        // Tell the parent when a flush begins and ends, so it can aim its kill inside one and
+        // know afterwards whether it landed there.
         use std::io::Write;
         let mut out = std::io::stdout();
         out.write_all(b"F").unwrap();
         out.flush().unwrap();
         c.flush(t.handle(), "kill9").unwrap();
+        out.write_all(b"D").unwrap();
+        out.flush().unwrap();
+    }
+}
+
+/// The child's next flush marker ('F' begin, 'D' end), skipping what the test harness prints.
+fn next_marker(r: &mut impl std::io::Read, buf: &mut [u8; 1]) -> u8 {
+    loop {
+        r.read_exact(buf).expect("the child's stdout");
+        if matches!(buf[0], b'F' | b'D') {
+            return buf[0];
+        }
     }
 }
 
@@ -58,8 +70,9 @@ fn kill9_during_flush_never_leaves_a_partial_file() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("hubble");
     let exe = std::env::current_exe().unwrap();
-    let rounds = 10;
+    let rounds = 10u32;
     let mut tmp_seen = std::collections::HashSet::new();
+    let mut inside = 0;
     for round in 0..rounds {
         let mut child = std::process::Command::new(&exe)
             .args(["--exact", "kill9_during_flush_never_leaves_a_partial_file"])
@@ -68,17 +81,33 @@ fn kill9_during_flush_never_leaves_a_partial_file() {
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        // Kill at a different point of a flush each round: 0-720 ms after it began (a 4 MiB
-        // flush, copy, CRC and fsync included, takes about that long in a debug build).
+        // Kill at a different point of a flush each round: time one whole flush of this child
+        // (begin to end marker), then wait for the next one to begin and kill it after
+        // round / (2 rounds) of that time (its first half: durations vary). Flushes got faster
+        // over time, and a fixed delay stopped aiming.
         use std::io::Read;
         let mut marker = [0u8; 1];
         let mut stdout = child.stdout.take().unwrap();
-        for _ in 0..1 {
-            stdout.read_exact(&mut marker).unwrap();
-        }
-        std::thread::sleep(Duration::from_millis(80 * round));
+        assert_eq!(next_marker(&mut stdout, &mut marker), b'F');
+        let began = std::time::Instant::now();
+        assert_eq!(next_marker(&mut stdout, &mut marker), b'D');
+        let one_flush = began.elapsed();
+        assert_eq!(next_marker(&mut stdout, &mut marker), b'F');
+        std::thread::sleep(one_flush * round / (2 * rounds));
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
+        // What the child said after the first flush began: the kill landed inside a flush if the
+        // last marker is a begin ("F") with no end ("D") after it.
+        let mut rest = Vec::new();
+        stdout.read_to_end(&mut rest).unwrap();
+        if rest
+            .iter()
+            .rev()
+            .find(|m| matches!(m, b'F' | b'D'))
+            .is_none_or(|&m| m == b'F')
+        {
+            inside += 1;
+        }
         for e in std::fs::read_dir(&dir).into_iter().flatten() {
             let p = e.unwrap().path();
             let name = p.file_name().unwrap().to_string_lossy().into_owned();
@@ -104,11 +133,21 @@ fn kill9_during_flush_never_leaves_a_partial_file() {
         })
         .count();
     println!(
-        "kill -9: {rounds} rounds, {finals} complete files, temporary files seen after kills: \
-         {} (distinct)",
+        "kill -9: {rounds} rounds, {inside} kills inside a flush, {finals} complete files, \
+         temporary files seen after kills: {} (distinct)",
         tmp_seen.len()
     );
     assert!(finals > 0, "the children flushed at least once");
+    // The test proves something only if kills did land mid-flush, and at least one mid-write
+    // (a temporary file left behind).
+    assert!(
+        inside * 2 >= rounds,
+        "only {inside} of {rounds} kills landed inside a flush: the timing no longer aims"
+    );
+    assert!(
+        !tmp_seen.is_empty(),
+        "no kill landed while a temporary file was being written"
+    );
     // A live process's flush removes the dead children's temporary files.
     let c = control(&dir);
     let t = FakeThread::new();

@@ -13,7 +13,7 @@ use log::{error, info, warn};
 
 use crate::art::{block_at, clock_pair, Art, ArtStateLock, ThreadHandle};
 use crate::block::{self, ForceStop, ThreadBlock};
-use crate::flush::{self, DistinctPointers, Storage};
+use crate::flush::{self, DistinctPointers, PointerSet, Storage};
 use crate::props::{self, Command, PropertySource};
 use crate::ring::{ring_size, Ring};
 use crate::symbols::{resolve_missing, Resolver, Symbols};
@@ -49,6 +49,9 @@ pub struct Config {
     /// Longest sleep between two polls of a stop (backing off from spinning and yielding);
     /// zero = only yield (tests that flush in a tight loop).
     pub max_poll_sleep: Duration,
+    /// Dead-loader names kept before a tick scans the rings and forgets those no ring holds
+    /// (without flushes, windows never advance and every unload would add its methods forever).
+    pub dead_names_scan_at: usize,
 }
 
 impl Config {
@@ -69,6 +72,7 @@ impl Config {
             },
             stop_timeout: Duration::from_millis(200),
             max_poll_sleep: Duration::from_millis(1),
+            dead_names_scan_at: 1 << 16,
         }
     }
 
@@ -869,6 +873,46 @@ impl<A: Art> Control<A> {
     /// properties. Each step reads the traced threads' state and never waits for one of them.
     pub fn tick(&self) {
         self.finish_late_stops();
+        self.prune_dead_names();
+    }
+
+    /// Bounds the dead-loader names: past `dead_names_scan_at` of them, scans every traced ring
+    /// (relaxed reads while the threads run) and keeps only the names of pointers still in one.
+    /// Exact because a dead loader's methods can never be written again (nothing can call
+    /// them): a pointer absent now stays absent. The window lock keeps any flush's copy, the
+    /// only other place a window lives, from being between its copy and its symbolization.
+    fn prune_dead_names(&self) {
+        if lock(&self.symbols).dead_len() < self.config.dead_names_scan_at {
+            return;
+        }
+        let _window = lock(&self.window);
+        let mut present = PointerSet::default();
+        {
+            let reg = self.registry();
+            let sym = lock(&self.symbols);
+            for t in reg.threads.values().filter_map(|e| e.traced.as_ref()) {
+                let slots = t.ring.slots().slots;
+                let n = slots.len();
+                for i in 0..n {
+                    let v = slots[i].load(crate::sync::Ordering::Relaxed);
+                    let candidate = match v as u32 {
+                        0 | 2 | 3 => continue, // exit, pad, start record
+                        1 => slots[(i + n - 1) % n].load(crate::sync::Ordering::Relaxed),
+                        lo => u64::from(lo),
+                    };
+                    if sym.has_dead(candidate) {
+                        present.insert(candidate);
+                    }
+                }
+            }
+        }
+        let mut sym = lock(&self.symbols);
+        let before = sym.dead_len();
+        sym.retain_dead(|p| present.contains(&p));
+        info!(
+            "hubble: dead-loader names {before} -> {} (the rest are in no ring)",
+            sym.dead_len()
+        );
     }
 
     /// Issue 20 A.4: a stop that timed out (the thread ran a long stretch without a trace point)
@@ -916,6 +960,11 @@ impl<A: Art> Control<A> {
                 }
             }
         }
+    }
+
+    /// Dead-loader names kept (for tests and logs).
+    pub fn dead_names(&self) -> usize {
+        lock(&self.symbols).dead_len()
     }
 
     /// The thread's block address (for tests and tools).

@@ -74,6 +74,21 @@ impl Symbols {
             .retain(|_, (_, died)| *died >= oldest_window_epoch);
     }
 
+    /// Number of dead-loader names kept.
+    pub fn dead_len(&self) -> usize {
+        self.dead.len()
+    }
+
+    /// Whether `pointer` has a dead-loader name (of any epoch).
+    pub fn has_dead(&self, pointer: u64) -> bool {
+        self.dead.contains_key(&pointer)
+    }
+
+    /// Keeps only the dead-loader names whose pointer `keep` says may still be read.
+    pub fn retain_dead(&mut self, keep: impl Fn(u64) -> bool) {
+        self.dead.retain(|p, _| keep(*p));
+    }
+
     /// Number of live entries.
     pub fn len(&self) -> usize {
         self.live.len()

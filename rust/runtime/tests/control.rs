@@ -684,3 +684,41 @@ fn disk_full_by_rlimit_leaves_no_file_and_tracing_resumes() {
         "no partial file, no temporary left: {left:?}"
     );
 }
+
+/// Without flushes a ring's window never advances, so dead-loader names would pile up with every
+/// unload; past the bound a tick keeps only those some ring still holds, and a later flush still
+/// names the kept ones without reading freed memory.
+#[test]
+fn dead_loader_names_are_bounded_by_what_the_rings_hold() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("hubble");
+    let mut cfg = config(&dir);
+    cfg.dead_names_scan_at = 64;
+    let c = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
+    let t = FakeThread::new();
+    c.thread_attached(t.handle(), 1, "main", true);
+    c.start_tracing().unwrap();
+    let kept_loader = 0x7f10_0000_0000usize;
+    let kept = FakeArt::loader_methods_of(kept_loader)[5];
+    t.to_runnable();
+    assert!(t.entry(MODE, kept, 1));
+    assert!(t.exit(2));
+    t.to_native();
+    let unload = |l: usize| {
+        c.art().unload(l, |l| {
+            c.class_loader_unloading(l);
+        })
+    };
+    unload(kept_loader);
+    // 9 more loaders, 8 methods each, none of them traced: 80 dead names > 64.
+    for k in 1..10usize {
+        unload(0x7f20_0000_0000 + k * 0x1000);
+    }
+    assert_eq!(c.dead_names(), 80);
+    c.tick();
+    // What is left is what the ring holds (one pointer), not 80 names.
+    assert_eq!(c.dead_names(), 1);
+    c.flush(t.handle(), "after").unwrap();
+    let f = only_file(&dir);
+    assert_eq!(f.symbols[&kept], FakeArt::name_of(kept));
+}

@@ -324,6 +324,16 @@ while IFS= read -r cc; do
 done < <(find tests/art-run-test -mindepth 2 -name '*.cc' 2>/dev/null | LC_ALL=C sort)
 hubble_log "every run-test's native source is built into libarttest by the series"
 
+# Every new ART C++ file must be in its module's Android.bp srcs through the series (the host
+# build picks them up by directory, Soong only by name): hubble_bridge.cc was missing from
+# runtime/Android.bp until 0003 listed it, which would have left libart unlinkable on AOSP.
+while IFS= read -r f; do
+  rel="${f#*/}"
+  grep -qsE "^\+.*\"${rel//./\\.}\"" art-patches/patches/*.patch \
+    || fail "art-patches/files/$f is in no Android.bp srcs added by the series: Soong would not build it"
+done < <(cd art-patches/files && find . -name '*.cc' ! -name '*_test.cc' | sed 's|^\./||' | LC_ALL=C sort)
+hubble_log "every new ART source is in an Android.bp srcs list of the series"
+
 # ------------------------------------------------------------------------------- aosp-build
 hubble_log "aosp-build"
 build_cf() {

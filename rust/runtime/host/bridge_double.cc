@@ -1,27 +1,20 @@
 // Host test double of ART for the cxx bridge (art/runtime/hubble/hubble_bridge.h).
 //
-// A "Thread*" is the address of a DoubleThread (created by hubble_double_new_thread), whose
-// first member is the five-word block. Thread state and the state lock are modelled: a thread
-// "in native" that wants to become runnable waits while the lock is held, as ART's
-// TransitionFromSuspendedToRunnable waits while a suspend request is pending.
+// A "Thread*" is an art::Thread of the ART model in art-model/ (created by
+// hubble_double_new_thread), whose first member is the five-word block. The force stop's lock is
+// the real art/runtime/hubble/thread_state.cc compiled against that model, whose suspend protocol
+// follows ART 14's source line by line (art-model/thread.h, thread_list.h). The rest (names,
+// loader methods, clocks) is a plain double.
 #include "hubble/hubble_bridge.h"
 
-#include <atomic>
-#include <condition_variable>
 #include <cstdio>
 #include <ctime>
-#include <mutex>
 #include <string>
 
-namespace {
+#include "base/systrace.h"
+#include "thread.h"
 
-struct DoubleThread {
-  uintptr_t block[5] = {0, 0, 0, 0, 0};
-  std::atomic<bool> runnable{true};
-  std::mutex mu;
-  std::condition_variable cv;
-  int suspend_count = 0;
-};
+namespace {
 
 uint64_t Now(clockid_t clock) {
   timespec ts;
@@ -29,21 +22,45 @@ uint64_t Now(clockid_t clock) {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-DoubleThread* T(size_t thread) { return reinterpret_cast<DoubleThread*>(thread); }
+art::Thread* T(size_t thread) { return reinterpret_cast<art::Thread*>(thread); }
 
 }  // namespace
 
 extern "C" {
-size_t hubble_double_new_thread() { return reinterpret_cast<size_t>(new DoubleThread()); }
+// A Thread of the ART model (art-model/thread.h), runnable as a new attached thread would be.
+size_t hubble_double_new_thread() {
+  return reinterpret_cast<size_t>(new art::Thread(art::ThreadState::kRunnable));
+}
 void hubble_double_free_thread(size_t t) { delete T(t); }
-// The thread's own transitions: to native never waits; to runnable waits for the lock.
+// The thread's own transitions, through the model of ART's: to native never waits; to runnable
+// waits while a suspend request stands. Idempotent.
 void hubble_double_set_runnable(size_t t, bool runnable) {
-  DoubleThread* d = T(t);
-  std::unique_lock<std::mutex> l(d->mu);
-  if (runnable) {
-    d->cv.wait(l, [d] { return d->suspend_count == 0; });
+  art::Thread* thread = T(t);
+  bool is_runnable = thread->GetState() == art::ThreadState::kRunnable;
+  if (runnable && !is_runnable) {
+    thread->TransitionFromSuspendedToRunnable();
+  } else if (!runnable && is_runnable) {
+    thread->TransitionFromRunnableToSuspended(art::ThreadState::kNative);
   }
-  d->runnable.store(runnable, std::memory_order_release);
+}
+// A suspend check of the (runnable) thread: parks while a suspend request stands.
+void hubble_double_suspend_check(size_t t) { T(t)->CheckSuspend(); }
+int hubble_double_suspend_count(size_t t) {
+  art::MutexLock mu(art::Thread::Current(), *art::Locks::thread_suspend_count_lock_);
+  return T(t)->GetSuspendCount();
+}
+int hubble_double_waiting(size_t t) { return T(t)->Waiting(); }
+int hubble_double_atrace_depth() { return art::model::gATraceDepth.load(); }
+// Test rescue after a detected leak: lowers the count to 0 and wakes the thread, so that the
+// failing test can report instead of hanging.
+void hubble_double_release(size_t t) {
+  art::Thread* self = art::Thread::Current();
+  art::MutexLock list(self, *art::Locks::thread_list_lock_);
+  art::MutexLock mu(self, *art::Locks::thread_suspend_count_lock_);
+  while (T(t)->GetSuspendCount() > 0) {
+    T(t)->ModifySuspendCount(self, -1, nullptr, art::SuspendReason::kInternal);
+  }
+  art::Thread::resume_cond_->Broadcast(self);
 }
 // Method "names" of the double: "m<hex pointer>".
 }
@@ -51,26 +68,10 @@ void hubble_double_set_runnable(size_t t, bool runnable) {
 namespace art {
 namespace hubble {
 
-size_t BlockAddress(size_t thread) { return reinterpret_cast<size_t>(&T(thread)->block[0]); }
+size_t BlockAddress(size_t thread) { return reinterpret_cast<size_t>(&T(thread)->hubble_block[0]); }
 
-bool ThreadIsRunnable(size_t thread) {
-  return T(thread)->runnable.load(std::memory_order_acquire);
-}
-
-void LockThreadState(size_t thread) {
-  DoubleThread* d = T(thread);
-  std::lock_guard<std::mutex> l(d->mu);
-  d->suspend_count++;
-}
-
-void UnlockThreadState(size_t thread) {
-  DoubleThread* d = T(thread);
-  {
-    std::lock_guard<std::mutex> l(d->mu);
-    d->suspend_count--;
-  }
-  d->cv.notify_all();
-}
+// ThreadIsRunnable, LockThreadState, UnlockThreadState: the real thread_state.cc, compiled
+// against art-model/ (build.rs).
 
 void ResolveDyingMethods(rust::Slice<const uint64_t> methods, rust::Vec<rust::String>& out) {
   char buf[32];

@@ -15,6 +15,12 @@ pub trait Art: Send + Sync + 'static {
     /// Blocks the thread's transitions into runnable (ART's suspend request under
     /// `thread_suspend_count_lock_`).
     fn lock_state(&self, thread: ThreadHandle);
+    /// [`Art::lock_state`], reporting whether ART placed the request (it may refuse one, e.g.
+    /// during a thread flip without read barriers); nothing is to be undone when it did not.
+    fn try_lock_state(&self, thread: ThreadHandle) -> bool {
+        self.lock_state(thread);
+        true
+    }
     /// Undoes [`Art::lock_state`].
     fn unlock_state(&self, thread: ThreadHandle);
     /// Pretty names of `methods`, in order, with no unload check: only for methods the caller
@@ -84,8 +90,8 @@ impl<A: Art> StateLock for ArtStateLock<'_, A> {
     fn is_runnable(&self) -> bool {
         self.art.is_runnable(self.thread)
     }
-    fn lock(&self) {
-        self.art.lock_state(self.thread)
+    fn lock(&self) -> bool {
+        self.art.try_lock_state(self.thread)
     }
     fn unlock(&self) {
         self.art.unlock_state(self.thread)
@@ -104,6 +110,9 @@ impl Art for CxxArt {
         crate::ffi::hubble_thread_is_runnable(thread)
     }
     fn lock_state(&self, thread: ThreadHandle) {
+        self.try_lock_state(thread);
+    }
+    fn try_lock_state(&self, thread: ThreadHandle) -> bool {
         crate::ffi::hubble_lock_thread_state(thread)
     }
     fn unlock_state(&self, thread: ThreadHandle) {

@@ -223,8 +223,9 @@ pub fn poll_stopped(block: &ThreadBlock) -> Option<usize> {
 pub trait StateLock {
     /// Whether the thread is runnable (may be running managed code and trace points).
     fn is_runnable(&self) -> bool;
-    /// Blocks the thread's transitions into runnable until [`StateLock::unlock`].
-    fn lock(&self);
+    /// Blocks the thread's transitions into runnable until [`StateLock::unlock`]. Returns false
+    /// if the lock could not be taken (then [`StateLock::unlock`] must not be called).
+    fn lock(&self) -> bool;
     /// Lets the thread transition again.
     fn unlock(&self);
 }
@@ -236,7 +237,8 @@ pub enum ForceStop {
     Forced(usize),
     /// The thread had already published its end position itself.
     AlreadyStopped(usize),
-    /// The thread became runnable before the lock was taken: it will answer the doorbell.
+    /// The thread became runnable before the lock was taken, or the lock was refused: it will
+    /// answer the doorbell, or the next poll tries again.
     Runnable,
     /// Tracing was not on.
     NotTracing,
@@ -247,7 +249,9 @@ pub enum ForceStop {
 /// between the caller's check and the lock: it would then be writing slots concurrently), and
 /// only then publishes the end position itself.
 pub fn force_stop(block: &ThreadBlock, lock: &impl StateLock) -> ForceStop {
-    lock.lock();
+    if !lock.lock() {
+        return ForceStop::Runnable;
+    }
     let outcome = if lock.is_runnable() {
         ForceStop::Runnable
     } else if let Some(end) = poll_stopped(block) {

@@ -78,9 +78,9 @@ pub mod ffi {
         #[cxx_name = "ThreadIsRunnable"]
         fn hubble_thread_is_runnable(thread: usize) -> bool;
         /// Blocks the thread's transitions into `kRunnable` (suspend request under
-        /// `thread_suspend_count_lock_`).
+        /// `thread_suspend_count_lock_`); false if ART refused the request.
         #[cxx_name = "LockThreadState"]
-        fn hubble_lock_thread_state(thread: usize);
+        fn hubble_lock_thread_state(thread: usize) -> bool;
         /// Undoes `LockThreadState` and wakes the thread if it waits.
         #[cxx_name = "UnlockThreadState"]
         fn hubble_unlock_thread_state(thread: usize);

@@ -1,6 +1,7 @@
 //! The control plane through the real cxx bridge, against the C++ test double of ART
-//! (host/bridge_double.cc): block address, thread state, the state lock, ResolveMethods and
-//! LoaderMethods all cross the bridge.
+//! (host/bridge_double.cc; the state lock is the real thread_state.cc on host/art-model/):
+//! block address, thread state, the state lock, ResolveMethods and LoaderMethods all cross the
+//! bridge.
 #![cfg(not(loom))]
 
 use std::sync::Arc;
@@ -15,6 +16,7 @@ extern "C" {
     fn hubble_double_new_thread() -> usize;
     fn hubble_double_free_thread(t: usize);
     fn hubble_double_set_runnable(t: usize, runnable: bool);
+    fn hubble_double_waiting(t: usize) -> i32;
 }
 
 #[test]
@@ -71,7 +73,11 @@ fn flush_through_the_cxx_bridge() {
         // SAFETY: as above.
         unsafe { hubble_double_set_runnable(t, true) };
     });
-    std::thread::sleep(std::time::Duration::from_millis(50));
+    // Handshake, not a sleep: wait until the thread waits on resume_cond_.
+    // SAFETY: as above.
+    while unsafe { hubble_double_waiting(t) } == 0 {
+        std::thread::yield_now();
+    }
     assert!(!art.is_runnable(t), "blocked while the state lock is held");
     art.unlock_state(t);
     waiter.join().unwrap();

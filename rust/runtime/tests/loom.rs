@@ -51,8 +51,9 @@ impl StateLock for State {
     fn is_runnable(&self) -> bool {
         self.runnable.load(Ordering::Acquire)
     }
-    fn lock(&self) {
+    fn lock(&self) -> bool {
         *self.count.lock().unwrap() += 1;
+        true
     }
     fn unlock(&self) {
         *self.count.lock().unwrap() -= 1;

@@ -20,7 +20,6 @@
 #include "runtime.h"
 #include "scoped_thread_state_change-inl.h"
 #include "thread-inl.h"
-#include "thread_list.h"
 
 namespace art {
 namespace hubble {
@@ -70,30 +69,7 @@ size_t BlockAddress(size_t thread) {
          Thread::HubbleCursorOffset<kRuntimePointerSize>().SizeValue();
 }
 
-bool ThreadIsRunnable(size_t thread) {
-  return AsThread(thread)->GetState() == ThreadState::kRunnable;
-}
-
-void LockThreadState(size_t thread) {
-  Thread* self = Thread::Current();
-  Thread* target = AsThread(thread);
-  MutexLock list(self, *Locks::thread_list_lock_);
-  MutexLock count(self, *Locks::thread_suspend_count_lock_);
-  // A suspend request: a thread in a suspended state (native, waiting) now blocks in
-  // TransitionFromSuspendedToRunnable; its CAS to runnable fails if this lands first. A thread
-  // that is runnable already is not waited for: the caller re-checks ThreadIsRunnable.
-  bool ok = target->ModifySuspendCount(self, +1, nullptr, SuspendReason::kInternal);
-  DCHECK(ok);
-}
-
-void UnlockThreadState(size_t thread) {
-  // Lowers the suspend count and broadcasts Thread::resume_cond_.
-  bool resumed =
-      Runtime::Current()->GetThreadList()->Resume(AsThread(thread), SuspendReason::kInternal);
-  if (!resumed) {
-    LOG(WARNING) << "hubble: UnlockThreadState found no suspend request to undo";
-  }
-}
+// ThreadIsRunnable, LockThreadState, UnlockThreadState: thread_state.cc.
 
 bool ResolveMethods(rust::Slice<const uint64_t> methods,
                     uint64_t generation,

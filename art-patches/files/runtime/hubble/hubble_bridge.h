@@ -67,13 +67,15 @@ size_t BlockAddress(size_t thread);
 // thread->GetState() == ThreadState::kRunnable.
 bool ThreadIsRunnable(size_t thread);
 
-// Hubble §6 "take ART's thread-state transition lock": under thread_list_lock_ and
-// thread_suspend_count_lock_, raise the thread's suspend count, so that a thread in a suspended
-// state (native, waiting...) blocks in TransitionFromSuspendedToRunnable until
-// UnlockThreadState. It does not wait for a runnable thread to suspend: the Rust side
-// RE-CHECKS ThreadIsRunnable after this call and only force-stops a thread that is not.
-void LockThreadState(size_t thread);
-// Lowers the suspend count again and broadcasts Thread::resume_cond_.
+// Hubble §6 "take ART's thread-state transition lock" (thread_state.cc): under thread_list_lock_
+// and thread_suspend_count_lock_, raise the thread's suspend count, so that a thread in a
+// suspended state (native, waiting...) blocks in TransitionFromSuspendedToRunnable until
+// UnlockThreadState. Returns false if ART refused the request (then there is nothing to undo and
+// the caller must not force-stop). It does not wait for a runnable thread to suspend: the Rust
+// side RE-CHECKS ThreadIsRunnable after this call and only force-stops a thread that is not.
+bool LockThreadState(size_t thread);
+// Lowers the suspend count again, whatever the thread's state, and broadcasts
+// Thread::resume_cond_ (not ThreadList::Resume, which refuses a runnable thread).
 void UnlockThreadState(size_t thread);
 
 // out[i] = ArtMethod::PrettyMethod(methods[i]) for each i, under the mutator lock (shared, taken

@@ -1,0 +1,85 @@
+/*
+ * Hubble for AOSP: the §6 force stop's "thread-state transition lock" (hubble_bridge.h). Kept
+ * apart from hubble_bridge.cc, with only these includes, so that the host tests compile this very
+ * file against a model of the ART functions it calls (rust/runtime/host/art-model/, each function
+ * following ART 14's source line by line with citations).
+ *
+ * The lock is a suspend request: a thread in a suspended state (native, waiting...) cannot turn
+ * runnable while its suspend count is raised (TransitionFromSuspendedToRunnable waits on
+ * Thread::resume_cond_). The control thread re-checks the state after taking it, and a thread
+ * that turned runnable just before is left to answer the doorbell; the request must then be undone
+ * although the thread is runnable. ThreadList::Resume cannot do that: it refuses a thread that is
+ * not suspended (thread_list.cc 851-855) and keeps the count, so the thread parked at its next
+ * suspend check for good (an ANR). UnlockThreadState therefore lowers the count itself when the
+ * thread is runnable (no waiter can exist then), and leaves a suspended one to Resume, which also
+ * wakes it (Thread::resume_cond_ is private to Thread and its friends).
+ */
+#include "hubble/hubble_bridge.h"
+
+#include "base/logging.h"
+#include "base/mutex.h"
+#include "base/systrace.h"
+#include "runtime.h"
+#include "thread-inl.h"
+#include "thread.h"
+#include "thread_list.h"
+
+namespace art {
+namespace hubble {
+
+namespace {
+
+Thread* AsThread(size_t thread) { return reinterpret_cast<Thread*>(thread); }
+
+}  // namespace
+
+bool ThreadIsRunnable(size_t thread) {
+  return AsThread(thread)->GetState() == ThreadState::kRunnable;
+}
+
+bool LockThreadState(size_t thread) {
+  Thread* self = Thread::Current();
+  Thread* target = AsThread(thread);
+  // thread_list_lock_ as ThreadList::Resume takes it: ModifySuspendCountInternal asserts it for
+  // a target that is not suspended (thread.cc 1483-1485).
+  MutexLock list(self, *Locks::thread_list_lock_);
+  MutexLock count(self, *Locks::thread_suspend_count_lock_);
+  // With read barriers or userfaultfd (every Android 14 GC) ModifySuspendCount retries until the
+  // request is placed (thread-inl.h 458-479); otherwise it may refuse during a thread flip
+  // (thread.cc 1501-1505). A refused request is not a lock: the caller must not force-stop.
+  if (!target->ModifySuspendCount(self, +1, nullptr, SuspendReason::kInternal)) {
+    return false;
+  }
+  // Ended by UnlockThreadState: directly, or by ThreadList::Resume, which assumes its caller
+  // began one (thread_list.cc 839-840).
+  ATraceBegin("hubble force stop");
+  return true;
+}
+
+void UnlockThreadState(size_t thread) {
+  Thread* self = Thread::Current();
+  Thread* target = AsThread(thread);
+  {
+    MutexLock list(self, *Locks::thread_list_lock_);
+    MutexLock count(self, *Locks::thread_suspend_count_lock_);
+    if (!target->IsSuspended()) {
+      // Runnable (our request is still set, thread.h 323-327): it cannot be waiting on
+      // resume_cond_, which only a thread in a suspended state does, with this lock held, after
+      // seeing the request (thread-inl.h 335-346). Lowering the count clears the request
+      // (thread.cc 1533-1534); a thread about to wait re-checks the flags under this lock first.
+      bool lowered = target->ModifySuspendCount(self, -1, nullptr, SuspendReason::kInternal);
+      DCHECK(lowered) << "hubble: no suspend request of ours to undo";
+      ATraceEnd();  // Paired with LockThreadState's ATraceBegin.
+      return;
+    }
+  }
+  // Suspended with our request set: it may be waiting on resume_cond_ and cannot leave that state
+  // while the request stands, so ThreadList::Resume (which lowers the count, broadcasts
+  // Thread::resume_cond_ and ends the ATrace section, thread_list.cc 838-878) will not refuse it.
+  if (!Runtime::Current()->GetThreadList()->Resume(target, SuspendReason::kInternal)) {
+    LOG(ERROR) << "hubble: ThreadList::Resume refused a suspended thread";
+  }
+}
+
+}  // namespace hubble
+}  // namespace art

@@ -1,0 +1,2 @@
+// The model keeps its inline functions in thread.h.
+#include "thread.h"

@@ -1,0 +1,130 @@
+// Model of art::Thread (runtime/thread.h, thread-inl.h, thread.cc at android-14.0.0_r15) reduced
+// to the suspend protocol that Hubble's force stop relies on. Each function follows ART's source;
+// the line numbers are of art/ at that tag. Left out: checkpoints, suspend barriers, user-code
+// suspension, thread flips, the mutator lock's share (nothing here runs managed code), implicit
+// suspend checks' signal path (CheckSuspend is called directly), and the packing of state and
+// flags into one word (two atomics here: no test depends on reading both at once).
+#ifndef HUBBLE_ART_MODEL_THREAD_H_
+#define HUBBLE_ART_MODEL_THREAD_H_
+
+#include <atomic>
+#include <cstdint>
+
+#include "base/logging.h"
+#include "base/mutex.h"
+
+namespace art {
+
+// runtime/thread_state.h 28: kRunnable is 0; the suspended states are the rest.
+enum class ThreadState : uint8_t { kRunnable = 0, kNative, kSuspended, kWaitingPerformingGc };
+
+// runtime/suspend_reason.h 25-31.
+enum class SuspendReason : char { kInternal, kForUserCode };
+
+using AtomicInteger = std::atomic<int32_t>;
+
+class ThreadList;
+
+class Thread {
+ public:
+  // Not ART's layout: the host double's Thread* points here, and BlockAddress returns this
+  // (the real block is at Thread::HubbleCursorOffset, checked by art-build --touched).
+  uintptr_t hubble_block[5] = {0, 0, 0, 0, 0};
+
+  explicit Thread(ThreadState state) : state_(state) {}
+
+  // thread.h Current(): the calling OS thread's Thread (created on first use here).
+  static Thread* Current();
+
+  ThreadState GetState() const { return state_.load(std::memory_order_relaxed); }
+
+  // thread.h 323-327.
+  bool IsSuspended() const {
+    return GetState() != ThreadState::kRunnable &&
+           suspend_request_.load(std::memory_order_relaxed);
+  }
+
+  int GetSuspendCount() const { return suspend_count_; }
+
+  // thread-inl.h 454-486: with read barriers (every Android 14 GC) and another thread, the
+  // internal function is retried until it succeeds; it only fails for barriers and flips, which
+  // are not modelled, so one call is the same.
+  bool ModifySuspendCount(Thread* self, int delta, AtomicInteger* suspend_barrier,
+                          SuspendReason reason) {
+    return ModifySuspendCountInternal(self, delta, suspend_barrier, reason);
+  }
+
+  // thread-inl.h 268-284 via TransitionToSuspendedAndRunCheckpoints 223-266: the state changes
+  // with a CAS; no lock is taken and a pending suspend request does not block this direction.
+  void TransitionFromRunnableToSuspended(ThreadState new_state) {
+    DCHECK(GetState() == ThreadState::kRunnable);
+    state_.store(new_state, std::memory_order_release);
+  }
+
+  // thread-inl.h 286-347: without a suspend request, CAS the state to runnable (304-312); with
+  // one, wait on resume_cond_ under thread_suspend_count_lock_ until it is gone (323-347), then
+  // try again. ART's CAS on the combined state-and-flags word succeeds only with no request set,
+  // and requests change only under thread_suspend_count_lock_; doing the whole transition under
+  // that lock has the same outcomes.
+  void TransitionFromSuspendedToRunnable() {
+    DCHECK(GetState() != ThreadState::kRunnable);
+    MutexLock mu(this, *Locks::thread_suspend_count_lock_);
+    while (suspend_request_.load(std::memory_order_relaxed)) {
+      waiting_.fetch_add(1);
+      resume_cond_->Wait(this);  // 340-346
+      waiting_.fetch_sub(1);
+    }
+    DCHECK(GetSuspendCount() == 0);  // 347
+    state_.store(ThreadState::kRunnable, std::memory_order_release);
+  }
+
+  // thread-inl.h 76-97 (CheckSuspend) and thread.cc 1928-1940 (FullSuspendCheck): a runnable
+  // thread that sees a suspend request transitions to suspended and back, waiting while the
+  // request stands.
+  // (ART DCHECKs that `this` is the calling thread; the tests call it on the thread that plays
+  // this Thread, which the model does not bind to Current().)
+  void CheckSuspend() {
+    while (suspend_request_.load(std::memory_order_relaxed)) {
+      TransitionFromRunnableToSuspended(ThreadState::kSuspended);
+      TransitionFromSuspendedToRunnable();
+    }
+  }
+
+  // Threads waiting in TransitionFromSuspendedToRunnable (for tests).
+  int Waiting() const { return waiting_.load(); }
+
+  // thread.h 1756 (private in ART: only Thread and its friends, ThreadList among them, use it).
+  static ConditionVariable* resume_cond_;
+
+ private:
+  // thread.cc 1475-1541, minus user-code counts, barriers and flips (see the file comment).
+  bool ModifySuspendCountInternal(Thread* self, int delta, AtomicInteger*, SuspendReason) {
+    DCHECK(delta == -1 || delta == +1) << delta;                 // 1480-1481
+    Locks::thread_suspend_count_lock_->AssertHeld(self);          // 1482
+    if (this != self && !IsSuspended()) {                         // 1483-1485
+      Locks::thread_list_lock_->AssertHeld(self);
+    }
+    if (delta < 0 && suspend_count_ <= 0) {                       // 1496-1499
+      LOG(FATAL) << "UnsafeLogFatalForSuspendCount: suspend count " << suspend_count_;
+      return false;
+    }
+    suspend_count_ += delta;                                       // 1524
+    if (suspend_count_ == 0) {                                     // 1533-1539
+      suspend_request_.store(false, std::memory_order_seq_cst);
+    } else {
+      suspend_request_.store(true, std::memory_order_seq_cst);
+    }
+    return true;                                                   // 1540
+  }
+
+  std::atomic<ThreadState> state_;
+  std::atomic<bool> suspend_request_{false};  // ThreadFlag::kSuspendRequest
+  int suspend_count_ = 0;                     // tls32_.suspend_count, under the lock
+  std::atomic<int> waiting_{0};
+
+  friend class ThreadList;
+};
+
+}  // namespace art
+
+#endif  // HUBBLE_ART_MODEL_THREAD_H_

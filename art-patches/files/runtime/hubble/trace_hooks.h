@@ -11,10 +11,12 @@
 
 #include <cstdint>
 
+#include "arch/instruction_set.h"
 #include "art_method.h"
 #include "base/macros.h"
 #include "hubble/trace_point.h"
 #include "interpreter/shadow_frame.h"
+#include "oat_quick_method_header.h"
 #include "thread.h"
 
 #ifndef ART_HUBBLE_TRACING
@@ -69,13 +71,47 @@ ALWAYS_INLINE inline void TraceInterpretedExit(Thread* self, const ShadowFrame& 
   }
 }
 
+constexpr tp::Isa ToHubbleIsa(InstructionSet isa) {
+  switch (isa) {
+    case InstructionSet::kArm64:
+      return tp::Isa::kArm64;
+    case InstructionSet::kArm:
+    case InstructionSet::kThumb2:
+      return tp::Isa::kArm;
+    case InstructionSet::kX86_64:
+      return tp::Isa::kX86_64;
+    case InstructionSet::kX86:
+      return tp::Isa::kX86;
+    default:
+      return tp::Isa::kRiscv64;
+  }
+}
+
+constexpr tp::Isa kHubbleIsa = ToHubbleIsa(kRuntimeISA);
+
+// Whether compiled code of this process writes trace points (OSR: whether the OSR code traced
+// the exit of the frame it took over).
+constexpr bool kCompiledCodeTraced = tp::CompiledCodeTraced(kHubbleIsa);
+
+// Whether the quick frame being visited (compiled code or nterp; `header` may be null for a
+// frame without one) wrote its entry: then whoever pops it writes its exit.
+ALWAYS_INLINE inline bool QuickFrameTracedItsEntry(const OatQuickMethodHeader* header,
+                                                   bool is_inlined) {
+  tp::QuickFrameKind kind = header != nullptr && header->IsNterpMethodHeader()
+      ? tp::QuickFrameKind::kNterp
+      : tp::QuickFrameKind::kCompiled;
+  return tp::QuickFrameTracedItsEntry(kHubbleIsa, kind, is_inlined);
+}
+
 // The exception unwinder pops a quick frame (compiled code or nterp) that gets no chance to run
-// its own exit trace point. Inlined frames were never entered in the trace; native frames record
-// their exit on the JNI return path (generic JNI) or not at all (compiled JNI stubs).
+// its own exit trace point: its exit, if it wrote an entry. Native frames record their exit on the
+// JNI return path before the exception is delivered (generic JNI, 0022; compiled JNI stubs on
+// arm64/arm, 0025) or were never entered (x86, x86_64 stubs; @CriticalNative).
 ALWAYS_INLINE inline void TraceUnwoundQuickFrame(Thread* self,
                                                  ArtMethod* method,
+                                                 const OatQuickMethodHeader* header,
                                                  bool is_inlined) {
-  if (ART_HUBBLE_TRACING && !is_inlined && !method->IsNative()) {
+  if (ART_HUBBLE_TRACING && !method->IsNative() && QuickFrameTracedItsEntry(header, is_inlined)) {
     TraceExit(self);
   }
 }

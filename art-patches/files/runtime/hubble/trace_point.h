@@ -170,6 +170,28 @@ inline void Exit(Word* block) {
 // The counter the trace points read (for the control plane's reference value at flush).
 inline uint64_t ReadCounter() { return GenericTimer::Read(); }
 
+// Which code writes its own trace points, per ISA: compiled code and compiled JNI stubs where
+// the compiler has emitters (0012, 0013, 0025: arm64 and arm; 0014 accepts the nodes on x86 and
+// x86_64 and emits nothing), nterp where its macros are patched in (0023: arm64ng, armng,
+// x86_64ng). The C++ paths that write an exit for a frame they did not enter (the unwinder, a
+// deoptimized frame's interpreter exit, OSR) ask here, so that no ISA gets an exit without an
+// entry (issue 20 A.7).
+enum class Isa { kArm, kArm64, kX86, kX86_64, kRiscv64 };
+enum class QuickFrameKind { kCompiled, kNterp };
+
+constexpr bool CompiledCodeTraced(Isa isa) { return isa == Isa::kArm64 || isa == Isa::kArm; }
+
+constexpr bool NterpTraced(Isa isa) {
+  return isa == Isa::kArm64 || isa == Isa::kArm || isa == Isa::kX86_64;
+}
+
+// Whether a quick frame wrote its entry: inlined callees never do (they have no frame of their
+// own), native frames are handled on their JNI paths.
+constexpr bool QuickFrameTracedItsEntry(Isa isa, QuickFrameKind kind, bool is_inlined) {
+  return !is_inlined &&
+         (kind == QuickFrameKind::kNterp ? NterpTraced(isa) : CompiledCodeTraced(isa));
+}
+
 }  // namespace tp
 }  // namespace hubble
 }  // namespace art

@@ -57,6 +57,13 @@ int hubble_emit_a64(int kind, int method_reg, int isb, int terminator, const int
   return Copy(masm.GetBuffer()->GetStartAddress<uint8_t*>(), info->size, out, cap);
 }
 
+// The compiler's choice of entry kind (compiler/optimizing/hubble/trace_point.h EntryKindFor):
+// origin 0 = JIT, 1 = AOT; method 0 = not known. Returns the TraceKind code.
+int hubble_entry_kind_for(int origin, uint64_t method) {
+  return static_cast<int>(art::hubble::EntryKindFor(
+      origin == 0 ? art::hubble::CodeOrigin::kJit : art::hubble::CodeOrigin::kAot, method));
+}
+
 // temps: cursor, lo, hi register codes. terminator: 0 BKPT #0, 1 BX LR.
 int hubble_emit_t32(int kind, int method_reg, const int32_t* temps, int isb, int terminator,
                     const int32_t* offsets, uint8_t* out, size_t cap, BlobInfo* info) {

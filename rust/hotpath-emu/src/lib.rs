@@ -31,10 +31,34 @@ pub mod field {
 pub enum Kind {
     /// Method entry, pointer of unknown width.
     Entry,
-    /// Method entry whose `ArtMethod*` the compiler knows is below 4 GiB (JIT, boot image).
+    /// Method entry whose every entering `ArtMethod*` is below 4 GiB (JIT code of such a method).
     EntryNarrow,
     /// Method exit.
     Exit,
+}
+
+/// Who runs the compiled code (`art::hubble::CodeOrigin`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CodeOrigin {
+    /// JIT: the entry point of the one method it was compiled for.
+    Jit,
+    /// dex2oat: boot image, extension or app oat file.
+    Aot,
+}
+
+/// The entry kind ART's arm64 code generator picks (`art::hubble::EntryKindFor`, the function
+/// patch 0012 calls); `method` 0 = not known at compile time.
+pub fn entry_kind_for(origin: CodeOrigin, method: u64) -> Kind {
+    let origin = match origin {
+        CodeOrigin::Jit => 0,
+        CodeOrigin::Aot => 1,
+    };
+    // SAFETY: a pure function of its two integer arguments.
+    match unsafe { hubble_entry_kind_for(origin, method) } {
+        0 => Kind::Entry,
+        1 => Kind::EntryNarrow,
+        other => panic!("EntryKindFor returned {other}, not an entry kind"),
+    }
 }
 
 impl Kind {
@@ -76,6 +100,7 @@ struct BlobInfo {
 }
 
 extern "C" {
+    fn hubble_entry_kind_for(origin: i32, method: u64) -> i32;
     fn hubble_emit_a64(
         kind: i32,
         method_reg: i32,

@@ -24,9 +24,31 @@ struct ThreadOffsets {
 
 enum class TraceKind : uint8_t {
   kEntry,        // method entry, ArtMethod* of any width (64-bit: one or two slots)
-  kEntryNarrow,  // method entry, ArtMethod* known at compile time to be below 4 GiB (one slot)
+  kEntryNarrow,  // method entry, every ArtMethod* that can enter the code is below 4 GiB
   kExit,         // method exit (one slot, lo = 0)
 };
+
+// Who will run the code being compiled.
+enum class CodeOrigin : uint8_t {
+  kJit,  // JIT: installed as the entry point of the one method it was compiled for
+  kAot,  // dex2oat: boot image, boot image extension or app oat file
+};
+
+// The entry kind of a method's code (issue 20 A.2). The narrow form stores only the low 32 bits
+// of x0, so it is right only if EVERY ArtMethod* that can enter the code fits 32 bits, not just
+// the one being compiled. ART 14 enters AOT code with ArtMethods allocated at run time in a
+// LinearAlloc that is not in the low 4 GiB outside dex2oat: ArtMethod::CopyFrom keeps an AOT entry
+// point in copies (art_method.cc 773-797): default and miranda methods copied into app classes,
+// Proxy.<init> cloned into every proxy class (class_linker.cc 5297); and boot classpath classes
+// left out of the boot image get their ArtMethods from the runtime's LinearAlloc while running
+// the boot oat file's code. JIT code is entered only with its own method: CopyFrom resets a JIT
+// entry point in the copy (art_method.cc 784-790), proxies get the proxy invoke handler
+// (class_linker.cc 5337). So: narrow only for JIT code whose method is known and below 4 GiB.
+constexpr TraceKind EntryKindFor(CodeOrigin origin, uint64_t method /* 0: not known */) {
+  return origin == CodeOrigin::kJit && method != 0 && (method >> 32) == 0
+      ? TraceKind::kEntryNarrow
+      : TraceKind::kEntry;
+}
 
 // Build-time option: an ISB before the generic-timer read, so the read is not performed
 // ahead of earlier instructions (the one buggy CPU Hubble met needed it). Off by default.

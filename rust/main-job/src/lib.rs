@@ -5,9 +5,16 @@
 //!
 //! * [`workload`]: the call stream and its synthetic class table;
 //! * [`guest`]: the A64 driver loop and the emitted trace points;
-//! * [`run`]: the threads, the jank detector, the property trigger, and the slot-for-slot proof.
+//! * [`emu`]: host memory mapped into unicorn, the machine that runs the driver loop;
+//! * [`art_double`]: `hubble_runtime::Art` for the emulated process, and what it observes;
+//! * [`run`]: the driver: the threads, the runtime's jank trigger, the property trigger;
+//! * [`proof`]: the slot-for-slot check of every flushed file; [`report`]: the JSON report.
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod art_double;
+pub mod emu;
 pub mod guest;
+pub mod proof;
+pub mod report;
 pub mod run;
 pub mod workload;

@@ -37,11 +37,15 @@ enum Cmd {
         /// Seed of the stream.
         #[arg(long, default_value_t = 0x4855_4242_4c45)]
         seed: u64,
-        /// Jank detector threshold (ms).
+        /// Threshold of the runtime's jank trigger, `debug.hubble.triggers` =
+        /// `android.view.Choreographer.doFrame><N>ms=jank` (ms).
         #[arg(long, default_value_t = 100)]
         jank_threshold_ms: u64,
-        /// Self time of the janky frame's app methods (ms of emulated work).
-        #[arg(long, default_value_t = 600)]
+        /// Self time of the janky frame's app methods (ms of emulated work). The trigger reads
+        /// the ring a 250 ms tick behind the thread, so it fires at most threshold + 500 ms
+        /// after the frame began: a longer frame is still running when the flush stops the
+        /// thread (a cooperative stop).
+        #[arg(long, default_value_t = 1000)]
         jank_ms: u64,
         /// Output directory (the app data directory and report.json go here).
         #[arg(long, default_value = "out/main-job")]
@@ -161,10 +165,18 @@ fn print_report(r: &run::Report) {
         "emulated in {} ms; {} records written by the emitted A64; ring {} KiB; stops: {} cooperative, {} forced",
         r.emulate_ms, r.records_written, r.ring_bytes >> 10, r.cooperative_stops, r.forced_stops
     );
-    if let Some((op, ms)) = r.detector_fired_at {
+    println!("debug.hubble.triggers = {:?}", r.trigger_spec);
+    if let Some(f) = &r.trigger {
         println!(
-            "jank detector: frame #{} (ops {}..{}) running {} ms at op {} → flush",
-            r.jank_frame.0, r.jank_frame.1, r.jank_frame.2, ms, op
+            "runtime trigger '{}' fired: {} ran {} ms{} → flush; the janky frame is #{} (ops {}..{}); the longest doFrame in the jank file: {} ms",
+            f.reason,
+            f.method,
+            f.duration.as_millis(),
+            if f.exited { " (returned)" } else { " and was still running" },
+            r.jank_frame.0,
+            r.jank_frame.1,
+            r.jank_frame.2,
+            r.jank_file_longest_frame_ms
         );
     }
     for f in &r.files {

@@ -1,6 +1,7 @@
 //! A shortened main job through the same path as scripts/main-job: the emitted A64 bytes in
-//! unicorn, the real control thread, a jank flush (cooperative stop) and a property flush
-//! (forced stop), every file checked slot for slot; then a tampered file must fail the check.
+//! unicorn, the real control thread, the runtime's jank trigger's flush (cooperative stop) and
+//! a property flush (forced stop), every file checked slot for slot; then a tampered file must
+//! fail the check.
 use hubble_format::TraceFile;
 use hubble_main_job::run::{run, Params};
 
@@ -13,7 +14,9 @@ fn short_main_job_flushes_match_the_stream_and_tampering_is_caught() {
         seed: 42,
         out: tmp.path().to_path_buf(),
         jank_threshold_ms: 150,
-        jank_ms: 700,
+        // The runtime's trigger sees the frame at most threshold + two 250 ms ticks after it
+        // began: 1200 ms of jank leaves it still running then.
+        jank_ms: 1200,
         chunk_ops: 10_000,
         verbose: true,
     };
@@ -42,6 +45,13 @@ fn short_main_job_flushes_match_the_stream_and_tampering_is_caught() {
     assert_eq!(done.reason, "startup-complete");
     assert!(done.forced, "the idle thread (native) is force-stopped");
     assert!(jank.restart_op.unwrap() >= jank.stop_op);
+    // The flush came from the runtime's duration trigger, and the file shows the long frame.
+    let fired = report.trigger.as_ref().expect("the trigger fired");
+    assert_eq!(fired.reason, "jank");
+    assert_eq!(fired.method, "android.view.Choreographer.doFrame");
+    assert!(fired.duration.as_millis() > 150, "{fired:?}");
+    assert_eq!(fired.path.as_deref(), Some(jank.path.as_path()));
+    assert!(report.jank_file_longest_frame_ms > 150);
     assert!(report.methods_low_high.0 > 0 && report.methods_low_high.1 > 0);
 
     // The check is not vacuous: one entry's pointer swapped for another method's fails it.

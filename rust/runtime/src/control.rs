@@ -229,6 +229,8 @@ pub struct Control<A: Art> {
     symbols: Mutex<Symbols>,
     window: Mutex<Vec<u64>>,
     last_ctl: Mutex<Option<String>>,
+    /// The duration triggers' state (issue 20 B, [`crate::triggers`]).
+    triggers: crate::triggers::Triggers,
     /// Counters.
     pub stats: Stats,
 }
@@ -258,6 +260,7 @@ impl<A: Art> Control<A> {
             symbols: Mutex::new(Symbols::default()),
             window: Mutex::new(Vec::new()),
             last_ctl: Mutex::new(None),
+            triggers: Default::default(),
             stats: Stats::default(),
         }
     }
@@ -874,6 +877,7 @@ impl<A: Art> Control<A> {
     pub fn tick(&self) {
         self.finish_late_stops();
         self.prune_dead_names();
+        crate::triggers::tick(self);
     }
 
     /// Bounds the dead-loader names: past `dead_names_scan_at` of them, scans every traced ring
@@ -965,6 +969,55 @@ impl<A: Art> Control<A> {
     /// Dead-loader names kept (for tests and logs).
     pub fn dead_names(&self) -> usize {
         lock(&self.symbols).dead_len()
+    }
+
+    /// The duration triggers in force and what they fired (issue 20 B).
+    pub fn triggers(&self) -> &crate::triggers::Triggers {
+        &self.triggers
+    }
+
+    /// For [`crate::triggers`]: `f` on every traced thread whose stop is not pending, with its
+    /// block and ring, under the registry lock (which keeps both alive). `f` must not call
+    /// back into `self`.
+    pub(crate) fn for_each_traced_ring(
+        &self,
+        mut f: impl FnMut(ThreadHandle, &ThreadBlock, crate::block::Slots<'_>),
+    ) {
+        let reg = self.registry();
+        for (h, e) in &reg.threads {
+            let Some(t) = e.traced.as_ref().filter(|t| t.stopping.is_none()) else {
+                continue;
+            };
+            // SAFETY: registered threads are alive while the registry lock is held.
+            f(*h, unsafe { block_at(e.block) }, t.ring.slots());
+        }
+    }
+
+    /// For [`crate::triggers`]: the symbol cache's unload epoch.
+    pub(crate) fn symbol_epoch(&self) -> u64 {
+        lock(&self.symbols).epoch()
+    }
+
+    /// For [`crate::triggers`]: names for `pointers` seen in records written after the symbol
+    /// epoch was `epoch` ([`crate::symbols::resolve_missing`]; no lock of ours held into ART).
+    pub(crate) fn resolve_names(
+        &self,
+        pointers: &[u64],
+        epoch: u64,
+        names: &mut [Option<Arc<str>>],
+    ) {
+        resolve_missing(
+            &self.symbols,
+            &ArtResolver(&self.art),
+            pointers,
+            epoch,
+            names,
+        );
+    }
+
+    /// For [`crate::triggers`]: the property source.
+    pub(crate) fn properties(&self) -> &dyn PropertySource {
+        &*self.props
     }
 
     /// The thread's block address (for tests and tools).

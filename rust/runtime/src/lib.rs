@@ -23,6 +23,7 @@ pub mod symbols;
 mod sync;
 #[cfg(not(loom))]
 pub mod testing;
+pub mod triggers;
 
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::time::Duration;

@@ -16,6 +16,19 @@ pub const RING_MB: &str = "debug.hubble.ring_mb";
 pub const THREADS: &str = "debug.hubble.threads";
 /// `files,MiB` kept per app.
 pub const RETENTION: &str = "debug.hubble.retention";
+/// Duration triggers (issue 20 B): `<method>><threshold>=<reason>[; ...]`, e.g.
+/// `android.view.Choreographer.doFrame>32ms=jank`. A value holds at most 91 bytes on Android
+/// (`PROP_VALUE_MAX`), so more triggers go on in [`TRIGGERS`]`.1` ... `.9`, all read as one list.
+pub const TRIGGERS: &str = "debug.hubble.triggers";
+/// Continuation properties of [`TRIGGERS`]: `debug.hubble.triggers.1` to `.9`.
+pub const TRIGGER_CONTINUATIONS: usize = 9;
+/// Minimum time between two flushes of one trigger reason (`30s`, `500ms`).
+pub const TRIGGER_INTERVAL: &str = "debug.hubble.trigger_interval";
+/// Default of [`TRIGGER_INTERVAL`]: a trigger that keeps firing (every frame janky) writes one
+/// file per half minute, not one per frame; retention keeps 8 files by default.
+pub const DEFAULT_TRIGGER_INTERVAL: Duration = Duration::from_secs(30);
+/// Triggers per process: each is a bit of a 64-bit mask in the detector.
+pub const MAX_TRIGGERS: usize = 64;
 
 /// Where properties come from: Android's property area, or a fake in tests.
 pub trait PropertySource: Send + Sync {
@@ -193,9 +206,276 @@ pub fn parse_retention(value: &str) -> Option<(usize, u64)> {
     Some((files.trim().parse().ok()?, mib.trim().parse().ok()?))
 }
 
+/// Which methods a trigger watches: `Class.method` (every overload) or `Class.method(args)`,
+/// as `ArtMethod::PrettyMethod` prints them (the return type may be given or left out).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MethodPattern {
+    /// Fully qualified `package.Class.method` (`$` for nested classes, `<init>` for constructors).
+    pub name: String,
+    /// The argument types without spaces (`long,int`), or `None` for every overload.
+    pub args: Option<String>,
+}
+
+impl MethodPattern {
+    /// Whether a `PrettyMethod` name (`void a.B.c(long, int)`) is one of the pattern's methods.
+    pub fn matches(&self, pretty: &str) -> bool {
+        let Some((name, args)) = split_pretty(pretty) else {
+            return false;
+        };
+        if name != self.name {
+            return false;
+        }
+        match &self.args {
+            None => true,
+            Some(want) => args.chars().filter(|c| !c.is_whitespace()).eq(want.chars()),
+        }
+    }
+}
+
+impl std::fmt::Display for MethodPattern {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.args {
+            Some(a) => write!(f, "{}({a})", self.name),
+            None => f.write_str(&self.name),
+        }
+    }
+}
+
+/// `ret a.B.c(x, y)` → (`a.B.c`, `x, y`); `a.B.c(x)` → (`a.B.c`, `x`); no parentheses: `None`.
+fn split_pretty(pretty: &str) -> Option<(&str, &str)> {
+    let (head, rest) = pretty.split_once('(')?;
+    let args = rest.trim_end().strip_suffix(')')?;
+    let name = head.trim_end().rsplit(' ').next()?;
+    Some((name, args))
+}
+
+/// One parsed trigger of [`TRIGGERS`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TriggerSpec {
+    /// The methods.
+    pub method: MethodPattern,
+    /// A call longer than this fires.
+    pub threshold: Duration,
+    /// The flush reason (in the file name and header).
+    pub reason: String,
+}
+
+/// Why [`TRIGGERS`] (or [`TRIGGER_INTERVAL`]) was rejected. The detector logs it and keeps
+/// the triggers it had.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TriggerSpecError {
+    /// Not `<method>><threshold>=<reason>`.
+    #[error("trigger {index} '{entry}': expected <method>><threshold>=<reason>, e.g. android.view.Choreographer.doFrame>32ms=jank")]
+    Syntax {
+        /// 1-based position in the list.
+        index: usize,
+        /// The trigger as written.
+        entry: String,
+    },
+    /// The method is not `Class.method` or `[ret ]Class.method(args)`.
+    #[error("trigger {index}: method '{method}' is not Class.method or Class.method(arg, ...) as PrettyMethod prints it")]
+    Method {
+        /// 1-based position in the list.
+        index: usize,
+        /// The method as written.
+        method: String,
+    },
+    /// The threshold is not a positive whole number of `ms` or `s`.
+    #[error(
+        "trigger {index}: threshold '{threshold}' is not a positive number of ms or s (32ms, 2s)"
+    )]
+    Threshold {
+        /// 1-based position in the list.
+        index: usize,
+        /// The threshold as written.
+        threshold: String,
+    },
+    /// The reason is empty, too long, or has characters a file name should not.
+    #[error("trigger {index}: reason '{reason}' must be 1-32 characters of A-Z a-z 0-9 . _ -")]
+    Reason {
+        /// 1-based position in the list.
+        index: usize,
+        /// The reason as written.
+        reason: String,
+    },
+    /// More than [`MAX_TRIGGERS`].
+    #[error("{0} triggers: at most {MAX_TRIGGERS}")]
+    TooMany(usize),
+    /// [`TRIGGER_INTERVAL`] is not a duration.
+    #[error("{TRIGGER_INTERVAL} '{0}' is not a number of ms or s (30s, 500ms)")]
+    Interval(String),
+}
+
+/// Parses a duration: a whole number followed by `ms` or `s`.
+pub fn parse_duration(value: &str) -> Option<Duration> {
+    let v = value.trim();
+    let (digits, scale) = if let Some(d) = v.strip_suffix("ms") {
+        (d, 1)
+    } else if let Some(d) = v.strip_suffix('s') {
+        (d, 1000)
+    } else {
+        return None;
+    };
+    let n: u64 = digits.trim().parse().ok()?;
+    Some(Duration::from_millis(n.checked_mul(scale)?))
+}
+
+/// Parses [`TRIGGER_INTERVAL`].
+pub fn parse_trigger_interval(value: &str) -> Result<Duration, TriggerSpecError> {
+    parse_duration(value).ok_or_else(|| TriggerSpecError::Interval(value.to_string()))
+}
+
+/// Parses [`TRIGGERS`] (with its continuations joined by `;`): triggers separated by `;`, each
+/// `<method>><threshold>=<reason>`. Empty entries are skipped; any bad entry rejects the whole
+/// value (a half-applied list would be harder to notice than a logged error).
+pub fn parse_triggers(value: &str) -> Result<Vec<TriggerSpec>, TriggerSpecError> {
+    let mut out = Vec::new();
+    for (i, entry) in value.split(';').map(str::trim).enumerate() {
+        let index = i + 1;
+        if entry.is_empty() {
+            continue;
+        }
+        let syntax = || TriggerSpecError::Syntax {
+            index,
+            entry: entry.to_string(),
+        };
+        // The reason and threshold never hold '=' or '>'; the method may (`<init>`).
+        let (lhs, reason) = entry.rsplit_once('=').ok_or_else(syntax)?;
+        let (method, threshold) = lhs.rsplit_once('>').ok_or_else(syntax)?;
+        let reason = reason.trim();
+        if reason.is_empty()
+            || reason.len() > 32
+            || !reason
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        {
+            return Err(TriggerSpecError::Reason {
+                index,
+                reason: reason.to_string(),
+            });
+        }
+        let threshold = parse_duration(threshold)
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| TriggerSpecError::Threshold {
+                index,
+                threshold: threshold.trim().to_string(),
+            })?;
+        let method = parse_method(method.trim()).ok_or_else(|| TriggerSpecError::Method {
+            index,
+            method: method.trim().to_string(),
+        })?;
+        out.push(TriggerSpec {
+            method,
+            threshold,
+            reason: reason.to_string(),
+        });
+    }
+    if out.len() > MAX_TRIGGERS {
+        return Err(TriggerSpecError::TooMany(out.len()));
+    }
+    Ok(out)
+}
+
+fn parse_method(m: &str) -> Option<MethodPattern> {
+    let (name, args) = if m.contains('(') {
+        let (name, args) = split_pretty(m)?;
+        let args: String = args.chars().filter(|c| !c.is_whitespace()).collect();
+        (name, Some(args))
+    } else {
+        (m, None)
+    };
+    let ok = name.contains('.')
+        && !name.starts_with('.')
+        && !name.ends_with('.')
+        && !name.contains(char::is_whitespace)
+        && !name.contains(['(', ')', ';', '=']);
+    ok.then(|| MethodPattern {
+        name: name.to_string(),
+        args,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trigger_specs() {
+        let t = parse_triggers(
+            "android.view.Choreographer.doFrame>32ms=jank; \
+             void android.app.ActivityThread.handleBindApplication(android.app.ActivityThread$AppBindData)>2s=slow-start;;",
+        )
+        .unwrap();
+        assert_eq!(t.len(), 2);
+        assert_eq!(t[0].method.name, "android.view.Choreographer.doFrame");
+        assert_eq!(t[0].method.args, None);
+        assert_eq!(t[0].threshold, Duration::from_millis(32));
+        assert_eq!(t[0].reason, "jank");
+        assert_eq!(
+            t[1].method.args.as_deref(),
+            Some("android.app.ActivityThread$AppBindData")
+        );
+        assert_eq!(t[1].threshold, Duration::from_secs(2));
+        let doframe = "void android.view.Choreographer.doFrame(long, int, android.view.DisplayEventReceiver$VsyncEventData)";
+        assert!(t[0].method.matches(doframe));
+        assert!(!t[0]
+            .method
+            .matches("void android.view.Choreographer.doFrameX(long)"));
+        assert!(!t[0].method.matches("<runtime method>"));
+        let sig = parse_triggers("android.view.Choreographer.doFrame(long,int, android.view.DisplayEventReceiver$VsyncEventData)>1ms=a").unwrap();
+        assert!(sig[0].method.matches(doframe));
+        let other = parse_triggers("android.view.Choreographer.doFrame(long)>1ms=a").unwrap();
+        assert!(!other[0].method.matches(doframe));
+        // Constructors hold '<' and '>'.
+        let init = parse_triggers("com.example.Foo.<init>>5ms=ctor").unwrap();
+        assert_eq!(init[0].method.name, "com.example.Foo.<init>");
+        assert!(init[0].method.matches("void com.example.Foo.<init>(int)"));
+        assert_eq!(parse_triggers("").unwrap(), vec![]);
+    }
+
+    #[test]
+    fn bad_trigger_specs_say_what_is_wrong() {
+        let e = |v: &str| parse_triggers(v).unwrap_err();
+        assert!(matches!(
+            e("a.B.c=jank"),
+            TriggerSpecError::Syntax { index: 1, .. }
+        ));
+        assert!(matches!(e("a.B.c>32ms"), TriggerSpecError::Syntax { .. }));
+        assert!(matches!(
+            e("a.B.c>32ms=ok; a.B.d>32=jank"),
+            TriggerSpecError::Threshold { index: 2, .. }
+        ));
+        assert!(matches!(
+            e("a.B.c>0ms=j"),
+            TriggerSpecError::Threshold { .. }
+        ));
+        assert!(matches!(
+            e("a.B.c>1.5s=j"),
+            TriggerSpecError::Threshold { .. }
+        ));
+        assert!(matches!(
+            e("doFrame>3ms=j"),
+            TriggerSpecError::Method { .. }
+        ));
+        assert!(matches!(
+            e("a.B.c(int>3ms=j"),
+            TriggerSpecError::Method { .. }
+        ));
+        assert!(matches!(
+            e("a.B.c>3ms=ja nk"),
+            TriggerSpecError::Reason { .. }
+        ));
+        assert!(matches!(e("a.B.c>3ms="), TriggerSpecError::Reason { .. }));
+        let many = vec!["a.B.c>1ms=x"; MAX_TRIGGERS + 1].join(";");
+        assert_eq!(e(&many), TriggerSpecError::TooMany(MAX_TRIGGERS + 1));
+        let msg = e("a.B.c>32=jank").to_string();
+        assert!(msg.contains("'32'") && msg.contains("ms or s"), "{msg}");
+        assert_eq!(
+            parse_trigger_interval("500ms"),
+            Ok(Duration::from_millis(500))
+        );
+        assert!(parse_trigger_interval("soon").is_err());
+    }
 
     #[test]
     fn ctl_commands() {

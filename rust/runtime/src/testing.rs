@@ -86,6 +86,10 @@ pub struct FakeArt {
     /// then has a real file's size, and each name costs a formatted string of that length
     /// (~0.3 µs here), the part of PrettyMethod's ~1 µs that is not walking dex data.
     pub pretty_names: bool,
+    /// When non-zero, the timer's value instead of CLOCK_MONOTONIC ([`FakeArt::set_timer`]):
+    /// tests of the duration triggers write trace points with timestamps they choose and move
+    /// the clock between ticks.
+    pub manual_timer: AtomicU64,
 }
 
 impl FakeArt {
@@ -112,6 +116,11 @@ impl FakeArt {
             .lock()
             .expect("freed")
             .extend(Self::loader_methods_of(loader));
+    }
+
+    /// Sets the timer (ns; 1 GHz) to `counter` from now on; 0 goes back to CLOCK_MONOTONIC.
+    pub fn set_timer(&self, counter: u64) {
+        self.manual_timer.store(counter, Ordering::Relaxed);
     }
 
     /// The name the fake gives a method.
@@ -203,7 +212,10 @@ impl Art for FakeArt {
         out.extend(Self::loader_methods_of(loader));
     }
     fn timer(&self) -> u64 {
-        monotonic_ns()
+        match self.manual_timer.load(Ordering::Relaxed) {
+            0 => monotonic_ns(),
+            t => t,
+        }
     }
     fn timer_hz(&self) -> u64 {
         1_000_000_000

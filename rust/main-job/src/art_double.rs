@@ -1,0 +1,167 @@
+//! `hubble_runtime::Art` for the emulated process: the UI thread's `Thread` image and state
+//! lock as the control plane sees them, and what the hooks and the double observe.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+
+use hubble_runtime::block::ThreadBlock;
+use hubble_runtime::{Art, ThreadHandle};
+
+use crate::emu::HostMap;
+use crate::run::TIMER_HZ;
+
+/// The UI thread's runnable state and ART's thread-state lock, as the control plane sees them.
+#[derive(Default)]
+pub struct ThreadState {
+    m: Mutex<StateInner>,
+    cv: Condvar,
+}
+
+#[derive(Default)]
+struct StateInner {
+    runnable: bool,
+    locked: bool,
+}
+
+impl ThreadState {
+    /// Native → runnable: waits while the control thread holds the state lock.
+    pub fn to_runnable(&self) {
+        let mut s = self.m.lock().unwrap();
+        while s.locked {
+            s = self.cv.wait(s).unwrap();
+        }
+        s.runnable = true;
+    }
+    /// Runnable → native.
+    pub fn to_native(&self) {
+        self.m.lock().unwrap().runnable = false;
+    }
+}
+
+/// A stop, as observed outside the control plane.
+#[derive(Clone, Copy, Debug)]
+pub struct StopEvent {
+    /// First op whose trace point did not write (the op executing the stop, or the next op).
+    pub op: usize,
+    /// The published end position (an address in the ring).
+    pub end: u64,
+    /// Forced by the control thread while the UI thread was native.
+    pub forced: bool,
+}
+
+/// What the hooks and the double saw.
+#[derive(Default)]
+pub struct Events {
+    /// Stops, in order.
+    pub stops: Mutex<Vec<StopEvent>>,
+    /// For each stop, the op whose trace point first wrote again.
+    pub restarts: Mutex<Vec<usize>>,
+    pub(crate) awaiting_restart: AtomicBool,
+    /// Records completed by the emitted code (cursor stores).
+    pub counter_reads: AtomicU64,
+}
+
+/// `hubble_runtime::Art` for the emulated process: the UI thread's `Thread` image, its state
+/// lock, and a symbolizer that resolves the synthetic class table.
+pub struct EmulatedArt {
+    pub(crate) thread: usize,
+    pub(crate) block: usize,
+    pub(crate) names: Arc<HashMap<u64, String>>,
+    pub(crate) state: Arc<ThreadState>,
+    pub(crate) events: Arc<Events>,
+    pub(crate) progress: Arc<HostMap>,
+    pub(crate) ops_base: u64,
+    pub(crate) snapshot: Mutex<Option<(usize, usize, usize)>>,
+    /// Pointers the control plane asked to resolve.
+    pub resolved: AtomicUsize,
+}
+
+impl EmulatedArt {
+    fn block(&self) -> &ThreadBlock {
+        // SAFETY: the Thread image outlives the control plane (kept by `run`).
+        unsafe { &*(self.block as *const ThreadBlock) }
+    }
+    fn next_op(&self) -> usize {
+        ((self.progress.word(0).load(Ordering::Acquire) - self.ops_base) / 8) as usize
+    }
+}
+
+fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: valid out pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+impl Art for EmulatedArt {
+    fn block_address(&self, thread: ThreadHandle) -> usize {
+        assert_eq!(thread, self.thread);
+        self.block
+    }
+    fn is_runnable(&self, _thread: ThreadHandle) -> bool {
+        self.state.m.lock().unwrap().runnable
+    }
+    fn lock_state(&self, _thread: ThreadHandle) {
+        let mut s = self.state.m.lock().unwrap();
+        s.locked = true;
+        let b = self.block();
+        *self.snapshot.lock().unwrap() = (!s.runnable).then(|| {
+            (
+                b.cursor.load(Ordering::Acquire),
+                b.stop.load(Ordering::Acquire),
+                self.next_op(),
+            )
+        });
+    }
+    fn unlock_state(&self, _thread: ThreadHandle) {
+        let mut s = self.state.m.lock().unwrap();
+        let b = self.block();
+        if let Some((cursor, stop_before, op)) = self.snapshot.lock().unwrap().take() {
+            let stop = b.stop.load(Ordering::Acquire);
+            if stop_before <= 1
+                && stop > 1
+                && stop == cursor
+                && b.cursor.load(Ordering::Acquire) == 0
+            {
+                self.events.stops.lock().unwrap().push(StopEvent {
+                    op,
+                    end: stop as u64,
+                    forced: true,
+                });
+                self.events.awaiting_restart.store(true, Ordering::SeqCst);
+            }
+        }
+        s.locked = false;
+        self.state.cv.notify_all();
+    }
+    fn resolve(&self, methods: &[u64], out: &mut Vec<String>) {
+        self.resolved.fetch_add(methods.len(), Ordering::Relaxed);
+        out.extend(methods.iter().map(|m| {
+            self.names
+                .get(m)
+                .cloned()
+                .unwrap_or_else(|| format!("<unknown {m:#x}>"))
+        }));
+    }
+    fn loader_methods(&self, _loader: usize, _out: &mut Vec<u64>) {}
+    fn timer(&self) -> u64 {
+        monotonic_ns() / (1_000_000_000 / TIMER_HZ)
+    }
+    fn timer_hz(&self) -> u64 {
+        TIMER_HZ
+    }
+    fn wall_ns(&self) -> u64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0)
+    }
+    fn attach_current_thread(&self, _name: &str) -> bool {
+        true
+    }
+    fn detach_current_thread(&self) {}
+}

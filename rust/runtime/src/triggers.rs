@@ -1,0 +1,711 @@
+//! Duration triggers (issue 20 B): flush a thread when one of its calls of a watched method runs
+//! longer than a threshold (`debug.hubble.triggers`, [`crate::props::parse_triggers`]). No
+//! framework patch and no anomaly API call: the control thread reads the rings behind the
+//! traced threads on every [`Control::tick`]. The design and its limits are in
+//! `docs/architecture.md` ("Duration triggers") and `docs/protocol.md` ("The trigger
+//! detector's reads"); in short:
+//!
+//! * **Reading behind the writer.** The traced side publishes its cursor with a plain store
+//!   and no barrier, so on ARM the slots just below a fresh cursor may not be visible yet.
+//!   Each tick reads only up to the cursor it saw at the PREVIOUS tick; a tick (250 ms) is
+//!   orders of magnitude longer than a store buffer takes to drain. Practical, not formal: a
+//!   thread descheduled between its slot stores and its cursor store for a whole tick would
+//!   leave a stale slot behind (it fails decoding or dating, and the reader forgets the calls
+//!   in progress, or at worst one duration is wrong). Nothing here stores to the thread's
+//!   block or ring or takes a lock the thread takes.
+//! * **Laps and restarts.** After each read the reader remembers the slot before where it
+//!   reads next (the sentinel) and its value; if it has changed by the next read, or changes
+//!   while the read copies, the writer came round (or the ring was cleared and reused) and
+//!   the stretch is dropped. A 32-bit timestamp in every record makes an equal rewrite
+//!   practically impossible. A start record (tracing restarted: what ran meanwhile is lost)
+//!   forgets the calls in progress.
+//! * **Starting and restarting.** A new reader, or one that lost its place, first reads the
+//!   newest half ring before the cursor (back to the last start record in it), dated backward
+//!   from a timer read after the cursor, as a flush dates its window: a call that began
+//!   before the detector looked is timed too.
+//! * **Timestamps.** Afterwards, the records read at tick k lie between the cursors seen at
+//!   ticks k-2 and k-1: written after tick k-2's timer read and before tick k's, so the full
+//!   value is the one within 2^32 ticks after tick k-2's read with the record's low 32 bits.
+//!   Exact while ticks are less than 2^31 timer ticks apart (35 s at 62.5 MHz).
+//! * **Which pointers are trigger methods.** Each new distinct `ArtMethod*` of an entry is
+//!   named once through the flush's symbol cache and its unload-safe resolution
+//!   ([`crate::symbols::resolve_missing`]) and classified against the patterns. No new
+//!   bridge call: any class loader, every overload, classes loaded later, and the names are
+//!   the ones a later flush needs anyway.
+//! * **Firing.** A call fires at its exit if it ran longer than its threshold, or earlier, at
+//!   the first tick that finds it still open for longer (a frame that never returns must not
+//!   wait for its exit; the duration is then a lower bound). The thread is flushed with the
+//!   trigger's reason ([`Control::flush`]); a reason flushes at most once per
+//!   [`crate::props::TRIGGER_INTERVAL`] (default 30 s); hits within it are counted in
+//!   [`Triggers::suppressed`].
+
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use hubble_format::slot::{self, Mode};
+use log::{info, warn};
+
+use crate::art::{Art, ThreadHandle};
+use crate::block::{Slots, ThreadBlock, SLOT};
+use crate::control::Control;
+use crate::flush::PointerHasher;
+use crate::props::{self, TriggerSpec, DEFAULT_TRIGGER_INTERVAL};
+
+/// Open calls of trigger methods kept per thread (deeper recursion is not timed).
+pub const MAX_OPEN: usize = 64;
+/// Classified pointers kept before the classification is simply dropped and redone.
+const MAX_CLASSIFIED: usize = 1 << 20;
+
+/// A trigger that fired and flushed.
+#[derive(Clone, Debug)]
+pub struct Fired {
+    /// The trigger's reason (the file's).
+    pub reason: String,
+    /// The trigger's method pattern, as written.
+    pub method: String,
+    /// The thread flushed.
+    pub thread: ThreadHandle,
+    /// How long the call ran: exact if it had returned (`exited`), else how long it had run
+    /// at least when it was seen still open.
+    pub duration: Duration,
+    /// Whether the call had returned.
+    pub exited: bool,
+    /// The file written (`None` without consent or if the flush failed).
+    pub path: Option<PathBuf>,
+}
+
+/// The detector, one per [`Control`]. Only the control thread ticks it.
+#[derive(Default)]
+pub struct Triggers {
+    state: Mutex<State>,
+    fired: Mutex<Vec<Fired>>,
+    /// Firings dropped by the per-reason rate limit.
+    pub suppressed: AtomicU64,
+}
+
+/// Firings remembered for [`Triggers::fired`].
+const MAX_FIRED_LOG: usize = 256;
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Triggers {
+    /// The triggers in force.
+    pub fn active(&self) -> Vec<TriggerSpec> {
+        lock(&self.state).specs.clone()
+    }
+    /// The firings that flushed so far (oldest first; the last 256).
+    pub fn fired(&self) -> Vec<Fired> {
+        lock(&self.fired).clone()
+    }
+}
+
+#[derive(Default)]
+struct State {
+    /// The property value the triggers were parsed from (a rejected one too: logged once).
+    source: Option<String>,
+    specs: Vec<TriggerSpec>,
+    interval: Option<Duration>,
+    interval_source: Option<String>,
+    /// Pointer → bit mask of the triggers whose pattern its name matches (0: none).
+    classes: HashMap<u64, u64, BuildHasherDefault<PointerHasher>>,
+    /// Symbol epoch the classification belongs to (an unload may reuse addresses).
+    classes_epoch: u64,
+    readers: HashMap<ThreadHandle, Reader>,
+    /// Reason → timer value of its last flush.
+    last_flush: HashMap<String, u64>,
+    /// The stretches copied this tick, back to back.
+    buf: Vec<u64>,
+    /// One stretch's records and their full times.
+    recs: Vec<(Rec, u64)>,
+}
+
+/// One traced thread's reading position and call stack.
+struct Reader {
+    /// The ring (a reclaimed ring may come back to another thread).
+    base: usize,
+    len: usize,
+    /// Next slot to read.
+    from: usize,
+    /// Timer and symbol epoch read before the records from `from` on were written.
+    low: Instant,
+    /// The cursor (slot index) seen at the previous tick: read up to here next.
+    seen: usize,
+    /// Timer and symbol epoch read just before `seen` was.
+    seen_at: Instant,
+    /// The slot before `from` and its value: if it changes, the writer has come round.
+    sentinel: Option<(usize, u64)>,
+    /// The next stretch is a backfill: the newest half ring before `seen`, of unknown age,
+    /// dated backward from this timer value (read after `seen`).
+    backfill: Option<u64>,
+    /// Call depth relative to where reading (re)started.
+    depth: i64,
+    open: Vec<Open>,
+}
+
+/// A timer value and the symbol epoch, read together at a tick.
+#[derive(Clone, Copy, Debug)]
+struct Instant {
+    timer: u64,
+    epoch: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Open {
+    depth: i64,
+    /// Triggers watching this call, and those that fired (or were suppressed) for it.
+    mask: u64,
+    fired: u64,
+    entered: u64,
+}
+
+impl Reader {
+    /// Starts (or restarts) reading a ring whose cursor is at slot `at`, seen at `now`;
+    /// `after` is a timer read after the cursor. The first stretch, read at the next tick, is
+    /// the newest half ring before `at` (back to the last start record in it): a call that
+    /// began before the detector looked, or before it lost its place, is timed too. Half a
+    /// ring, so that the writer has to fill the other half before the next tick to spoil it.
+    fn new(
+        base: usize,
+        len: usize,
+        at: usize,
+        now: Instant,
+        after: u64,
+        load: impl Fn(usize) -> u64,
+    ) -> Reader {
+        let from = (at + len - len / 2) % len;
+        let before = (from + len - 1) % len;
+        Reader {
+            base,
+            len,
+            from,
+            low: now,
+            seen: at,
+            seen_at: now,
+            // Far below the cursor: written long ago, visible.
+            sentinel: Some((before, load(before))),
+            backfill: Some(after),
+            depth: 0,
+            open: Vec::new(),
+        }
+    }
+
+    fn forget_calls(&mut self) {
+        self.depth = 0;
+        self.open.clear();
+    }
+}
+
+/// A record decoded forward.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Rec {
+    Entry(u64, u32),
+    Exit(u32),
+    Start(u32),
+}
+
+/// Decodes a stretch of slots forward. It ends at a cursor value (a record boundary); it
+/// starts at one too unless `fresh` (a backfill: then a leading second half of a two-slot
+/// entry is skipped). `None` at the first slot that cannot be decoded.
+fn decode_forward(
+    slots: &[u64],
+    mode: Mode,
+    fresh: bool,
+    mut visit: impl FnMut(Rec),
+) -> Option<()> {
+    let mut i = 0;
+    if fresh && slots.first().is_some_and(|&v| v as u32 == slot::WIDE_ENTRY) {
+        i = 1;
+    }
+    while i < slots.len() {
+        let v = slots[i];
+        // A two-slot entry: the pointer, then its marker. No pointer's low half is 1 (they
+        // are 4-byte aligned), so a marker is never mistaken for a pointer.
+        if let Some(&next) = slots.get(i + 1) {
+            let (hi, lo) = slot::unpack(next);
+            if lo == slot::WIDE_ENTRY {
+                if mode == Mode::Bits32 || v >> 32 == 0 {
+                    return None;
+                }
+                visit(Rec::Entry(v, hi));
+                i += 2;
+                continue;
+            }
+        }
+        let (hi, lo) = slot::unpack(v);
+        match lo {
+            slot::EXIT => visit(Rec::Exit(hi)),
+            slot::WIDE_ENTRY => return None, // its pointer is not in the stretch
+            slot::PAD => {}
+            slot::START => visit(Rec::Start(hi)),
+            method => visit(Rec::Entry(u64::from(method), hi)),
+        }
+        i += 1;
+    }
+    Some(())
+}
+
+/// A call that crossed its threshold.
+#[derive(Debug)]
+struct Hit {
+    thread: ThreadHandle,
+    trigger: usize,
+    /// Timer value at which it was found (its exit, or the time it was open until).
+    at: u64,
+    ticks: u64,
+    exited: bool,
+}
+
+/// The stretch a reader copied this tick: `buf[start..end]`. Its records were written after
+/// `low` (forward dating), or before `backfill` (a backfill, dated backward); its end was seen
+/// after `end_at`.
+struct Stretch {
+    thread: ThreadHandle,
+    start: usize,
+    end: usize,
+    low: Instant,
+    backfill: Option<u64>,
+    end_at: Instant,
+}
+
+/// Timer ticks within which a record's time is recovered from its low 32 bits.
+const DATABLE: u64 = 1 << 32;
+
+/// One tick of the detector (from [`Control::tick`]).
+pub(crate) fn tick<A: Art>(control: &Control<A>) {
+    let triggers = control.triggers();
+    let mut guard = lock(&triggers.state);
+    let st = &mut *guard;
+    st.poll_properties(control.properties());
+    if st.specs.is_empty() {
+        st.readers.clear();
+        return;
+    }
+    let art = control.art();
+    // The timer first: every record below a cursor read after it is older than `now`.
+    let now = Instant {
+        timer: art.timer(),
+        epoch: control.symbol_epoch(),
+    };
+    if st.classes_epoch != now.epoch || st.classes.len() > MAX_CLASSIFIED {
+        st.classes.clear();
+        st.classes_epoch = now.epoch;
+    }
+    let mode = control.config().mode;
+    let stretches = st.copy_stretches(control, now, || art.timer());
+    st.classify(control, &stretches, mode);
+    let hz = art.timer_hz();
+    let thresholds: Vec<u64> = st.specs.iter().map(|s| ticks_of(s.threshold, hz)).collect();
+    let mut hits = Vec::new();
+    for s in &stretches {
+        let State {
+            buf,
+            readers,
+            classes,
+            recs,
+            ..
+        } = &mut *st;
+        let Some(r) = readers.get_mut(&s.thread) else {
+            continue;
+        };
+        if !date(&buf[s.start..s.end], mode, s, now.timer, recs) {
+            info!(
+                "hubble: triggers: thread {:#x}: a stretch of its ring does not decode or \
+                 cannot be dated; its calls in progress are forgotten",
+                s.thread
+            );
+            r.forget_calls();
+            continue;
+        }
+        run_calls(r, recs, classes, &thresholds, s.thread, &mut hits);
+        // Calls still open at the end of the stretch ran at least until the timer read
+        // before its end was seen.
+        for o in &mut r.open {
+            let ran = s.end_at.timer.saturating_sub(o.entered);
+            for (i, &limit) in thresholds.iter().enumerate() {
+                let bit = 1 << i;
+                if o.mask & !o.fired & bit != 0 && ran > limit {
+                    o.fired |= bit;
+                    hits.push(Hit {
+                        thread: s.thread,
+                        trigger: i,
+                        at: s.end_at.timer,
+                        ticks: ran,
+                        exited: false,
+                    });
+                }
+            }
+        }
+    }
+    if st.buf.capacity() > 4 * st.buf.len().max(1 << 16) {
+        st.buf = Vec::new(); // one huge stretch must not pin its memory for good
+    }
+    hits.sort_by_key(|h| h.at);
+    let interval = ticks_of(st.interval.unwrap_or(DEFAULT_TRIGGER_INTERVAL), hz);
+    let mut flushes = Vec::new();
+    for h in hits {
+        let spec = &st.specs[h.trigger];
+        let allowed = match st.last_flush.get(&spec.reason) {
+            None => true,
+            Some(&last) => now.timer.saturating_sub(last) >= interval,
+        };
+        if !allowed {
+            triggers.suppressed.fetch_add(1, Ordering::Relaxed);
+            info!(
+                "hubble: trigger {} ({} > {:?}) rate-limited",
+                spec.reason, spec.method, spec.threshold
+            );
+            continue;
+        }
+        st.last_flush.insert(spec.reason.clone(), now.timer);
+        flushes.push((h, spec.clone()));
+    }
+    drop(guard);
+    for (h, spec) in flushes {
+        let duration = Duration::from_nanos(
+            (u128::from(h.ticks) * 1_000_000_000 / u128::from(hz.max(1))) as u64,
+        );
+        info!(
+            "hubble: trigger {}: {} ran {duration:?}{} (> {:?}) in thread {:#x}: flushing",
+            spec.reason,
+            spec.method,
+            if h.exited {
+                ""
+            } else {
+                " and is still running"
+            },
+            spec.threshold,
+            h.thread
+        );
+        // Logged and counted by flush itself.
+        let path = control
+            .flush(h.thread, &spec.reason)
+            .ok()
+            .and_then(|f| f.path);
+        let mut log = lock(&triggers.fired);
+        if log.len() >= MAX_FIRED_LOG {
+            log.remove(0);
+        }
+        log.push(Fired {
+            reason: spec.reason,
+            method: spec.method.to_string(),
+            thread: h.thread,
+            duration,
+            exited: h.exited,
+            path,
+        });
+    }
+}
+
+fn ticks_of(d: Duration, hz: u64) -> u64 {
+    (d.as_nanos() * u128::from(hz) / 1_000_000_000).min(u128::from(u64::MAX)) as u64
+}
+
+impl State {
+    /// Re-reads the properties; a value that does not parse is logged (once) and the triggers
+    /// in force stay.
+    fn poll_properties(&mut self, p: &dyn props::PropertySource) {
+        let mut value = p.get(props::TRIGGERS).unwrap_or_default();
+        for i in 1..=props::TRIGGER_CONTINUATIONS {
+            if let Some(more) = p.get(&format!("{}.{i}", props::TRIGGERS)) {
+                value.push(';');
+                value.push_str(&more);
+            }
+        }
+        if self.source.as_deref() != Some(value.as_str()) {
+            match props::parse_triggers(&value) {
+                Ok(specs) => {
+                    info!("hubble: {} triggers in force: {value:?}", specs.len());
+                    self.specs = specs;
+                    self.classes.clear();
+                    self.readers.clear();
+                }
+                Err(e) => warn!(
+                    "hubble: {}: {e}; keeping the {} triggers in force",
+                    props::TRIGGERS,
+                    self.specs.len()
+                ),
+            }
+            self.source = Some(value);
+        }
+        let interval = p.get(props::TRIGGER_INTERVAL);
+        if interval != self.interval_source {
+            match interval.as_deref().map(props::parse_trigger_interval) {
+                None => self.interval = None,
+                Some(Ok(d)) => self.interval = Some(d),
+                Some(Err(e)) => warn!("hubble: {e}; keeping {:?}", self.interval),
+            }
+            self.interval_source = interval;
+        }
+    }
+
+    /// Under the registry lock: each traced thread's new stretch (from the cursor seen two
+    /// ticks ago to the one seen at the previous tick, or a backfill) copied into `buf`,
+    /// checked against laps; readers of threads no longer traced are dropped.
+    fn copy_stretches<A: Art>(
+        &mut self,
+        control: &Control<A>,
+        now: Instant,
+        timer: impl Fn() -> u64,
+    ) -> Vec<Stretch> {
+        let mut out = Vec::new();
+        let mut alive = Vec::new();
+        let (readers, buf) = (&mut self.readers, &mut self.buf);
+        buf.clear();
+        control.for_each_traced_ring(|thread, block, slots| {
+            let Some(at) = cursor_index(block, slots) else {
+                return; // tracing off or stopped: read afresh once it runs again
+            };
+            alive.push(thread);
+            let n = slots.slots.len();
+            let load = |i: usize| slots.slots[i].load(crate::sync::Ordering::Relaxed);
+            let start_over =
+                |r: &mut Reader| *r = Reader::new(slots.base, n, at, now, timer(), load);
+            let r = match readers.entry(thread) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(Reader::new(slots.base, n, at, now, timer(), load));
+                    return;
+                }
+            };
+            if r.base != slots.base || r.len != n {
+                start_over(r);
+                return;
+            }
+            // Whether the slot before the stretch is as it was (no lap, no clear).
+            let intact = |r: &Reader| match r.sentinel {
+                None => true,
+                Some((i, v)) => load(i) == v,
+            };
+            if !intact(r) {
+                start_over(r);
+                return;
+            }
+            let start = buf.len();
+            let count = (r.seen + n - r.from) % n;
+            buf.extend((0..count).map(|j| load((r.from + j) % n)));
+            // The stretch's loads before the second look at the sentinel: a lap that began
+            // while copying has rewritten the sentinel before it reached the stretch.
+            crate::sync::fence(crate::sync::Ordering::Acquire);
+            if !intact(r) {
+                buf.truncate(start);
+                start_over(r);
+                return;
+            }
+            out.push(Stretch {
+                thread,
+                start,
+                end: buf.len(),
+                low: r.low,
+                backfill: r.backfill,
+                end_at: r.seen_at,
+            });
+            // The slot below the previous tick's cursor is visible by now: the next look at
+            // it tells whether the writer came round.
+            let before = (r.seen + n - 1) % n;
+            r.sentinel = Some((before, load(before)));
+            r.from = r.seen;
+            r.low = r.seen_at;
+            r.seen = at;
+            r.seen_at = now;
+            r.backfill = None;
+        });
+        readers.retain(|t, _| alive.contains(t));
+        out
+    }
+
+    /// Names every entry pointer not classified yet and classifies it against the triggers.
+    /// Runs without the registry lock (the naming may call into ART).
+    fn classify<A: Art>(&mut self, control: &Control<A>, stretches: &[Stretch], mode: Mode) {
+        let mut unknown: Vec<u64> = Vec::new();
+        // Names as of the oldest stretch's start (symbols::resolve_missing: a pointer of a
+        // loader unloaded since then is named from the dead-loader names, never by ART).
+        // A backfill may hold records of any age: its pointers get dead-loader names if any.
+        let Some(epoch) = stretches
+            .iter()
+            .map(|s| if s.backfill.is_some() { 0 } else { s.low.epoch })
+            .min()
+        else {
+            return;
+        };
+        for s in stretches {
+            let fresh = s.backfill.is_some();
+            let _ = decode_forward(&self.buf[s.start..s.end], mode, fresh, |r| {
+                if let Rec::Entry(p, _) = r {
+                    if !self.classes.contains_key(&p) {
+                        unknown.push(p);
+                    }
+                }
+            });
+        }
+        if unknown.is_empty() {
+            return;
+        }
+        unknown.sort_unstable();
+        unknown.dedup();
+        let mut names: Vec<Option<Arc<str>>> = vec![None; unknown.len()];
+        control.resolve_names(&unknown, epoch, &mut names);
+        for (p, name) in unknown.into_iter().zip(names) {
+            let mask = name.map_or(0, |n| {
+                self.specs
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| s.method.matches(&n))
+                    .fold(0u64, |m, (i, _)| m | 1 << i)
+            });
+            self.classes.insert(p, mask);
+        }
+    }
+}
+
+/// The thread's cursor as a slot index, if tracing is on and it points into this ring.
+fn cursor_index(block: &ThreadBlock, slots: Slots<'_>) -> Option<usize> {
+    // Relaxed: what it orders is argued in the module docs (the one-tick lag).
+    let cursor = block.cursor.load(crate::sync::Ordering::Relaxed);
+    if cursor <= slots.base || cursor > slots.end() || (cursor - slots.base) % SLOT != 0 {
+        return None;
+    }
+    Some(((cursor - slots.base) / SLOT) % slots.slots.len())
+}
+
+/// Decodes a stretch into `recs` with each record's full timer value. Forward stretches:
+/// the value within [`DATABLE`] ticks after `low` with the record's low 32 bits, which must
+/// not pass `now` nor go backward. Backfills: walked back from their reference (each record
+/// less than 2^32 ticks before its successor, as a flush assumes), and cut at their last start
+/// record (what is older belongs to an earlier tracing window). False if the stretch does not
+/// decode or cannot be dated.
+fn date(stretch: &[u64], mode: Mode, s: &Stretch, now: u64, recs: &mut Vec<(Rec, u64)>) -> bool {
+    recs.clear();
+    let fresh = s.backfill.is_some();
+    if decode_forward(stretch, mode, fresh, |r| recs.push((r, 0))).is_none() {
+        return false;
+    }
+    let ts = |r: &Rec| match *r {
+        Rec::Entry(_, ts) | Rec::Exit(ts) | Rec::Start(ts) => ts,
+    };
+    match s.backfill {
+        None => {
+            let low = s.low.timer;
+            if now.wrapping_sub(low) >= DATABLE {
+                return false;
+            }
+            let mut last = low;
+            for (r, t) in recs.iter_mut() {
+                *t = low + u64::from(ts(r).wrapping_sub(low as u32));
+                if *t > now || *t < last {
+                    return false;
+                }
+                last = *t;
+            }
+        }
+        Some(reference) => {
+            let mut next = reference;
+            let mut keep_from = 0;
+            for (i, (r, t)) in recs.iter_mut().enumerate().rev() {
+                let Some(v) = hubble_format::time::step_back(next, ts(r)) else {
+                    keep_from = i + 1;
+                    break;
+                };
+                *t = v;
+                next = v;
+                if matches!(r, Rec::Start(_)) {
+                    keep_from = i;
+                    break;
+                }
+            }
+            recs.drain(..keep_from);
+        }
+    }
+    true
+}
+
+/// Runs a stretch's dated records through the reader's call stack; pushes the calls that
+/// exceeded their thresholds.
+fn run_calls(
+    r: &mut Reader,
+    recs: &[(Rec, u64)],
+    classes: &HashMap<u64, u64, BuildHasherDefault<PointerHasher>>,
+    thresholds: &[u64],
+    thread: ThreadHandle,
+    hits: &mut Vec<Hit>,
+) {
+    for &(rec, t) in recs {
+        match rec {
+            Rec::Start(_) => r.forget_calls(),
+            Rec::Entry(p, _) => {
+                r.depth += 1;
+                let mask = classes.get(&p).copied().unwrap_or(0);
+                if mask != 0 && r.open.len() < MAX_OPEN {
+                    r.open.push(Open {
+                        depth: r.depth,
+                        mask,
+                        fired: 0,
+                        entered: t,
+                    });
+                }
+            }
+            Rec::Exit(_) => {
+                if r.open.last().is_some_and(|o| o.depth == r.depth) {
+                    let o = r.open.pop().expect("just looked");
+                    let ran = t.saturating_sub(o.entered);
+                    for (i, &limit) in thresholds.iter().enumerate() {
+                        if o.mask & !o.fired & (1 << i) != 0 && ran > limit {
+                            hits.push(Hit {
+                                thread,
+                                trigger: i,
+                                at: t,
+                                ticks: ran,
+                                exited: true,
+                            });
+                        }
+                    }
+                }
+                r.depth -= 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forward_decoding_matches_the_encoding() {
+        let mut slots = Vec::new();
+        let mut push = |m: u64, ts: u32| {
+            let (s, n) = slot::encode_entry(Mode::Bits64, m, ts).unwrap();
+            slots.extend_from_slice(&s[..n]);
+        };
+        push(0x1000, 1);
+        push(0x7f00_0000_0000, 2); // low half 0: would read as an exit alone
+        push(0x7f00_0000_0004, 3);
+        slots.push(slot::encode_exit(4));
+        slots.push(slot::encode_pad());
+        slots.push(slot::encode_start(5));
+        let mut got = Vec::new();
+        assert!(decode_forward(&slots, Mode::Bits64, false, |r| got.push(r)).is_some());
+        assert_eq!(
+            got,
+            vec![
+                Rec::Entry(0x1000, 1),
+                Rec::Entry(0x7f00_0000_0000, 2),
+                Rec::Entry(0x7f00_0000_0004, 3),
+                Rec::Exit(4),
+                Rec::Start(5)
+            ]
+        );
+        // A marker without its pointer, or in a 32-bit ring: undecodable; unless the stretch
+        // was chosen after a lap and may begin anywhere.
+        assert!(decode_forward(&slots[2..], Mode::Bits64, false, |_| {}).is_none());
+        let mut after_lap = Vec::new();
+        assert!(decode_forward(&slots[2..], Mode::Bits64, true, |r| after_lap.push(r)).is_some());
+        assert_eq!(after_lap, got[2..]);
+        assert!(decode_forward(&slots, Mode::Bits32, false, |_| {}).is_none());
+    }
+}

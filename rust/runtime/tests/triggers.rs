@@ -1,0 +1,428 @@
+//! Duration triggers (issue 20 B, `debug.hubble.triggers`): the control thread's tick reads the
+//! traced rings behind the threads and flushes a thread whose call of a watched method ran
+//! longer than its threshold. Fake ART with a manual clock (1 GHz): the tests choose every
+//! record's timestamp and the time of every tick, and call `Control::tick` themselves.
+#![cfg(not(loom))]
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hubble_format::{Mode, TraceFile};
+use hubble_runtime::block::ThreadBlock;
+use hubble_runtime::flush::FsStorage;
+use hubble_runtime::props::{FakeProperties, CONSENT, TRIGGERS, TRIGGER_INTERVAL};
+use hubble_runtime::testing::{FakeArt, FakeThread};
+use hubble_runtime::{Config, Control};
+
+const MODE: Mode = Mode::Bits64;
+const MS: u64 = 1_000_000;
+/// Timer value of "time 0" of a test (non-zero: 0 means the real clock in FakeArt).
+const T0: u64 = 7_000_000 * MS;
+const DO_FRAME: u64 = 0x1000;
+/// Above 4 GiB: two-slot entries.
+const BIND: u64 = 0x7f12_0000_0040;
+const OTHER: u64 = 0x2000;
+
+const JANK: &str = "android.view.Choreographer.doFrame>32ms=jank";
+
+struct Rig {
+    _tmp: tempfile::TempDir,
+    dir: PathBuf,
+    props: Arc<FakeProperties>,
+    c: Control<FakeArt>,
+    t: Box<FakeThread>,
+}
+
+fn rig_with(triggers: &str, ring_bytes: usize) -> Rig {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("hubble");
+    let art = FakeArt::default();
+    {
+        let mut names = art.names.lock().unwrap();
+        names.insert(
+            DO_FRAME,
+            "void android.view.Choreographer.doFrame(long, int)".into(),
+        );
+        names.insert(
+            BIND,
+            "void android.app.ActivityThread.handleBindApplication(android.app.ActivityThread$AppBindData)"
+                .into(),
+        );
+        names.insert(OTHER, "void com.example.Feed.bind(int)".into());
+    }
+    art.set_timer(T0);
+    let props = Arc::new(FakeProperties::default());
+    props.set(CONSENT, "1");
+    props.set(TRIGGERS, triggers);
+    let mut config = Config::new("com.example", "com.example", dir.clone());
+    config.ring_bytes = ring_bytes;
+    config.mode = MODE;
+    let c = Control::new(art, config, props.clone(), Box::new(FsStorage));
+    let t = FakeThread::new();
+    c.thread_attached(t.handle(), 42, "main", true);
+    c.start_tracing().unwrap();
+    let r = Rig {
+        _tmp: tmp,
+        dir,
+        props,
+        c,
+        t,
+    };
+    r.tick_at(0);
+    r
+}
+
+fn rig(triggers: &str) -> Rig {
+    rig_with(triggers, 64 << 10)
+}
+
+impl Rig {
+    fn ts(ms: u64) -> u32 {
+        (T0 + ms * MS) as u32
+    }
+    fn entry(&self, method: u64, ms: u64) {
+        assert!(self.t.entry(MODE, method, Self::ts(ms)));
+    }
+    fn exit(&self, ms: u64) {
+        assert!(self.t.exit(Self::ts(ms)));
+    }
+    /// A call of `method` from `from` to `to` ms.
+    fn call(&self, method: u64, from: u64, to: u64) {
+        self.entry(method, from);
+        self.exit(to);
+    }
+    /// The control thread's tick at time `ms`. The thread is out of runnable meanwhile (as if
+    /// in native code), so a flush stops it at once (forced) and nothing waits.
+    fn tick_at(&self, ms: u64) {
+        self.c.art().set_timer(T0 + ms * MS);
+        self.t.to_native();
+        self.c.tick();
+        self.t.to_runnable();
+    }
+    fn files(&self) -> Vec<TraceFile> {
+        files_in(&self.dir)
+    }
+    fn reasons(&self) -> Vec<String> {
+        self.files().into_iter().map(|f| f.header.reason).collect()
+    }
+    fn block(&self) -> &ThreadBlock {
+        &self.t.block
+    }
+}
+
+fn files_in(dir: &Path) -> Vec<TraceFile> {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<PathBuf> = rd.map(|e| e.unwrap().path()).collect();
+    paths.sort();
+    paths.iter().map(|p| TraceFile::read(p).unwrap()).collect()
+}
+
+#[test]
+fn a_call_longer_than_the_threshold_flushes_exactly_one_file_with_the_reason() {
+    let r = rig(JANK);
+    assert_eq!(r.c.triggers().active().len(), 1);
+    r.entry(OTHER, 5);
+    r.call(DO_FRAME, 10, 60); // 50 ms > 32 ms
+    r.exit(61);
+    r.tick_at(100);
+    r.tick_at(200);
+    assert_eq!(r.reasons(), vec!["jank"]);
+    let fired = r.c.triggers().fired();
+    assert_eq!(fired.len(), 1, "{fired:?}");
+    assert_eq!(fired[0].reason, "jank");
+    assert_eq!(fired[0].method, "android.view.Choreographer.doFrame");
+    assert_eq!(fired[0].thread, r.t.handle());
+    assert!(fired[0].exited);
+    assert_eq!(fired[0].duration, Duration::from_millis(50));
+    assert!(fired[0].path.is_some());
+    // The file holds the call.
+    let file = &r.files()[0];
+    assert_eq!(file.header.tid, 42);
+    assert!(file.symbols.values().any(|s| s.contains("doFrame")));
+    // Nothing more fires for it.
+    r.tick_at(300);
+    r.tick_at(400);
+    assert_eq!(r.files().len(), 1);
+}
+
+#[test]
+fn a_call_below_the_threshold_flushes_nothing() {
+    let r = rig(JANK);
+    r.call(DO_FRAME, 10, 40); // 30 ms
+    r.call(DO_FRAME, 50, 82); // 32 ms: not longer than the threshold
+    r.call(OTHER, 83, 99); // not watched
+    for ms in [100, 200, 300, 400] {
+        r.tick_at(ms);
+    }
+    assert!(r.files().is_empty());
+    assert!(r.c.triggers().fired().is_empty());
+}
+
+#[test]
+fn recursive_calls_are_timed_each_by_its_own_exit() {
+    // The outer call is long, the inner one short: one firing, for the outer call's 70 ms.
+    let r = rig(JANK);
+    r.entry(DO_FRAME, 10);
+    r.call(DO_FRAME, 20, 30);
+    r.call(OTHER, 31, 79);
+    r.exit(80);
+    r.tick_at(100);
+    r.tick_at(200);
+    let fired = r.c.triggers().fired();
+    assert_eq!(fired.len(), 1, "{fired:?}");
+    assert_eq!(fired[0].duration, Duration::from_millis(70));
+    assert_eq!(r.reasons(), vec!["jank"]);
+
+    // Both long: two firings of one reason in one tick, the second rate-limited.
+    let r = rig(JANK);
+    r.entry(DO_FRAME, 10);
+    r.call(DO_FRAME, 20, 70); // 50 ms
+    r.exit(90); // 80 ms
+    r.tick_at(100);
+    r.tick_at(200);
+    let fired = r.c.triggers().fired();
+    assert_eq!(fired.len(), 1, "{fired:?}");
+    assert_eq!(fired[0].duration, Duration::from_millis(50));
+    assert_eq!(r.c.triggers().suppressed.load(Ordering::Relaxed), 1);
+    assert_eq!(r.files().len(), 1);
+}
+
+#[test]
+fn nested_triggers_fire_each_with_its_reason() {
+    let r = rig(&format!(
+        "{JANK}; android.app.ActivityThread.handleBindApplication>50ms=slow-start"
+    ));
+    r.entry(BIND, 5); // two-slot entry
+    r.call(DO_FRAME, 10, 20); // 10 ms: no jank
+    r.call(DO_FRAME, 21, 61); // 40 ms: jank
+    r.exit(95); // bind: 90 ms: slow start
+    r.tick_at(100);
+    r.tick_at(200);
+    let mut reasons = r.reasons();
+    reasons.sort();
+    assert_eq!(reasons, vec!["jank", "slow-start"]);
+    let fired = r.c.triggers().fired();
+    assert_eq!(fired[0].reason, "jank");
+    assert_eq!(fired[0].duration, Duration::from_millis(40));
+    assert_eq!(fired[1].reason, "slow-start");
+    assert_eq!(fired[1].duration, Duration::from_millis(90));
+}
+
+#[test]
+fn a_call_still_open_past_its_threshold_fires_before_it_returns() {
+    let r = rig(JANK);
+    r.entry(DO_FRAME, 10);
+    r.tick_at(100);
+    // The entry is read now; the call was still open when the cursor was read at 100 ms.
+    r.tick_at(200);
+    let fired = r.c.triggers().fired();
+    assert_eq!(fired.len(), 1, "{fired:?}");
+    assert!(!fired[0].exited);
+    assert_eq!(fired[0].duration, Duration::from_millis(90));
+    assert_eq!(r.reasons(), vec!["jank"]);
+    r.exit(250);
+    r.tick_at(300);
+    r.tick_at(400);
+    assert_eq!(r.files().len(), 1);
+}
+
+#[test]
+fn the_rate_limit_is_per_reason() {
+    let r = rig(&format!("{JANK}; com.example.Feed.bind>20ms=feed"));
+    r.props.set(TRIGGER_INTERVAL, "1s");
+    r.call(DO_FRAME, 10, 60);
+    r.tick_at(100);
+    r.tick_at(200);
+    assert_eq!(r.reasons(), vec!["jank"]);
+    // Another jank within the second: dropped; another reason: flushed.
+    r.call(DO_FRAME, 210, 260);
+    r.call(OTHER, 270, 295);
+    r.tick_at(300);
+    r.tick_at(400);
+    assert_eq!(r.files().len(), 2);
+    assert_eq!(r.c.triggers().suppressed.load(Ordering::Relaxed), 1);
+    // A second later: flushed again.
+    r.call(DO_FRAME, 1210, 1260);
+    r.tick_at(1300);
+    r.tick_at(1400);
+    let mut reasons = r.reasons();
+    reasons.sort();
+    assert_eq!(reasons, vec!["feed", "jank", "jank"]);
+}
+
+#[test]
+fn a_ring_that_wraps_between_ticks_is_not_misread() {
+    // 4 KiB: 512 slots.
+    let r = rig_with("android.view.Choreographer.doFrame>300ms=jank", 4096);
+    r.entry(DO_FRAME, 10);
+    r.tick_at(100);
+    r.tick_at(200); // the open doFrame is on the detector's stack now
+    r.exit(210); // a 200 ms frame: no jank
+    r.entry(OTHER, 220);
+    for i in 0..300 {
+        r.call(OTHER, 400 + i, 400 + i); // 600 slots: the ring wraps over everything above
+    }
+    // Read as if nothing had been lost, this exit would close the doFrame after 740 ms.
+    r.exit(750);
+    r.tick_at(800);
+    r.tick_at(900);
+    r.tick_at(1000);
+    assert!(r.files().is_empty(), "{:?}", r.c.triggers().fired());
+    // And the detector is back on its feet.
+    r.call(DO_FRAME, 1010, 1400);
+    r.tick_at(1500);
+    r.tick_at(1600);
+    assert_eq!(r.reasons(), vec!["jank"]);
+    assert_eq!(
+        r.c.triggers().fired()[0].duration,
+        Duration::from_millis(390)
+    );
+}
+
+#[test]
+fn a_call_that_began_just_after_a_lap_is_still_timed() {
+    // The thread fills a 512-slot ring twice over between two ticks, then enters a long
+    // frame: the detector has lost its place, but the newest half ring still holds the
+    // frame's entry.
+    let r = rig_with(JANK, 4096);
+    r.tick_at(100);
+    for i in 0..500 {
+        let ts = (T0 + 110 * MS + i * 160_000) as u32;
+        assert!(r.t.entry(MODE, OTHER, ts));
+        assert!(r.t.exit(ts));
+    }
+    r.entry(DO_FRAME, 195);
+    r.tick_at(200); // the lap is found here
+    r.tick_at(300); // the newest half ring is read here: the frame has run 5 ms by 200
+    r.tick_at(400); // and 105 ms by 300
+    let fired = r.c.triggers().fired();
+    assert_eq!(fired.len(), 1, "{fired:?}");
+    assert!(!fired[0].exited);
+    assert_eq!(fired[0].duration, Duration::from_millis(105));
+    assert_eq!(r.reasons(), vec!["jank"]);
+}
+
+#[test]
+fn a_call_that_began_before_the_detector_looked_is_timed() {
+    // The detector starts reading with the newest half ring already written: a frame that
+    // began before the first tick (here: before the trigger was set) is still timed.
+    let r = rig("");
+    r.call(OTHER, 5, 6);
+    r.entry(DO_FRAME, 10);
+    r.call(OTHER, 20, 30);
+    r.tick_at(40);
+    r.props.set(TRIGGERS, JANK);
+    r.tick_at(100); // the reader starts here
+    r.exit(150);
+    r.tick_at(200); // the half ring before the cursor of 100 ms is read here: 90 ms open
+    let fired = r.c.triggers().fired();
+    assert_eq!(fired.len(), 1, "{fired:?}");
+    assert!(!fired[0].exited);
+    assert_eq!(fired[0].duration, Duration::from_millis(90));
+    assert_eq!(r.reasons(), vec!["jank"]);
+}
+
+#[test]
+fn a_bad_spec_keeps_the_triggers_in_force() {
+    let r = rig(JANK);
+    r.props
+        .set(TRIGGERS, "android.view.Choreographer.doFrame>32=jank");
+    r.tick_at(50);
+    let active = r.c.triggers().active();
+    assert_eq!(active.len(), 1);
+    assert_eq!(active[0].threshold, Duration::from_millis(32));
+    r.call(DO_FRAME, 60, 100);
+    r.tick_at(150);
+    r.tick_at(250);
+    assert_eq!(r.reasons(), vec!["jank"]);
+    // A good one replaces them.
+    r.props
+        .set(TRIGGERS, "android.view.Choreographer.doFrame>1s=jank");
+    r.tick_at(300);
+    assert_eq!(r.c.triggers().active()[0].threshold, Duration::from_secs(1));
+}
+
+#[test]
+fn tracing_off_or_a_thread_gone_between_ticks_fires_nothing() {
+    let r = rig(JANK);
+    r.entry(DO_FRAME, 10);
+    r.tick_at(20);
+    // Tracing off and on again: what ran in between is lost, so the exit below cannot be
+    // matched with the entry above.
+    r.t.to_native();
+    r.c.stop_tracing().unwrap();
+    r.tick_at(30);
+    r.t.to_native();
+    r.c.start_tracing().unwrap();
+    r.t.to_runnable();
+    r.exit(100);
+    for ms in [200, 300, 400] {
+        r.tick_at(ms);
+    }
+    assert!(r.files().is_empty(), "{:?}", r.c.triggers().fired());
+    // Still watching.
+    r.call(DO_FRAME, 410, 460);
+    r.tick_at(500);
+    r.tick_at(600);
+    assert_eq!(r.reasons(), vec!["jank"]);
+
+    // The thread detaches (its ring is reclaimed) with a long call in its ring.
+    let r = rig(JANK);
+    r.call(DO_FRAME, 10, 60);
+    r.tick_at(100);
+    r.t.to_native();
+    r.c.thread_detached(r.t.handle());
+    r.tick_at(200);
+    r.tick_at(300);
+    assert!(r.files().is_empty());
+}
+
+#[test]
+fn the_detector_never_writes_to_the_traced_thread() {
+    let r = rig(JANK);
+    r.call(DO_FRAME, 10, 20);
+    r.entry(BIND, 30);
+    let snapshot = |r: &Rig| {
+        let b = r.block();
+        let (begin, end) = (
+            b.begin.load(Ordering::Relaxed),
+            b.end.load(Ordering::Relaxed),
+        );
+        let words: Vec<usize> = [&b.cursor, &b.limit, &b.stop, &b.begin, &b.end]
+            .iter()
+            .map(|w| w.load(Ordering::Relaxed))
+            .collect();
+        // SAFETY: [begin, end) is the thread's live ring (tracing is on, nothing reclaims it).
+        let ring = unsafe { std::slice::from_raw_parts(begin as *const u8, end - begin) };
+        (words, ring.to_vec())
+    };
+    let before = snapshot(&r);
+    for ms in [100, 200, 300] {
+        r.c.art().set_timer(T0 + ms * MS);
+        r.c.tick(); // runnable: nothing may stop it either
+    }
+    assert_eq!(snapshot(&r), before);
+    assert!(r.files().is_empty());
+}
+
+#[test]
+fn a_flush_between_ticks_forgets_the_calls_in_progress() {
+    // What the thread ran while it was stopped is not in the ring: after the restart's start
+    // record, an exit cannot be paired with an entry from before it.
+    let r = rig("android.view.Choreographer.doFrame>300ms=jank");
+    r.entry(DO_FRAME, 10);
+    r.tick_at(100);
+    r.c.art().set_timer(T0 + 150 * MS);
+    r.t.to_native();
+    r.c.flush(r.t.handle(), "manual").unwrap();
+    r.t.to_runnable();
+    r.exit(400);
+    r.tick_at(500);
+    r.tick_at(600);
+    r.tick_at(700);
+    assert_eq!(r.reasons(), vec!["manual"], "{:?}", r.c.triggers().fired());
+}

@@ -15,7 +15,7 @@
 //! loop:  cmp  x20, x21          ; chunk done?
 //!        b.hs done
 //!        ldr  x0, [x20], #8     ; op
-//!        str  x20, [x22]        ; progress (the proof maps stop positions to ops)
+//!        str  x20, [x22]        ; progress (the Art double places stops in the stream)
 //!        tbnz x0, #0, work
 //!        cbz  x0, exit
 //!        mov  x23, x0

@@ -87,16 +87,6 @@ impl EmulatedArt {
     }
 }
 
-fn monotonic_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: valid out pointer.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
-
 impl Art for EmulatedArt {
     fn block_address(&self, thread: ThreadHandle) -> usize {
         assert_eq!(thread, self.thread);
@@ -149,7 +139,7 @@ impl Art for EmulatedArt {
     }
     fn loader_methods(&self, _loader: usize, _out: &mut Vec<u64>) {}
     fn timer(&self) -> u64 {
-        monotonic_ns() / (1_000_000_000 / TIMER_HZ)
+        hubble_runtime::testing::monotonic_ns() / (1_000_000_000 / TIMER_HZ)
     }
     fn timer_hz(&self) -> u64 {
         TIMER_HZ

@@ -137,7 +137,8 @@ impl FakeArt {
     }
 }
 
-fn monotonic_ns() -> u64 {
+/// CLOCK_MONOTONIC in ns (the fakes' timer).
+pub fn monotonic_ns() -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,

@@ -423,6 +423,30 @@ fn missing_directory_is_logged_and_tracing_resumes() {
 
 /// Real file systems: a 64 KiB tmpfs (disk full) and a read-only tmpfs. Needs root (mount);
 /// without it the test says so and checks nothing else.
+/// Fills a 1 MiB ring (a file far larger than the small disks below) and flushes it into `dir`:
+/// the flush must fail with `errno`, and tracing resume.
+fn full_ring_flush_fails_with(dir: &Path, errno: i32) {
+    let mut cfg = config(dir);
+    cfg.ring_bytes = 1 << 20;
+    let c = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
+    let t = FakeThread::new();
+    c.thread_attached(t.handle(), 1, "main", true);
+    c.start_tracing().unwrap();
+    t.to_runnable();
+    for i in 0..200_000u32 {
+        t.entry(MODE, 0x1000 + 8 * u64::from(i % 1000), i);
+        t.exit(i);
+    }
+    t.to_native();
+    match c.flush(t.handle(), "full") {
+        Err(RuntimeError::Io { source, .. }) => {
+            assert_eq!(source.raw_os_error(), Some(errno), "{source}")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_resumes(&t);
+}
+
 #[test]
 fn real_disk_full_and_read_only_file_systems() {
     let tmp = tempfile::tempdir().unwrap();
@@ -457,24 +481,7 @@ fn real_disk_full_and_read_only_file_systems() {
     }
     let _u1 = Umount(&full);
     // Disk full: a 1 MiB ring written completely does not fit in 64 KiB.
-    let mut cfg = config(&full.join("hubble"));
-    cfg.ring_bytes = 1 << 20;
-    let c = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
-    let t = FakeThread::new();
-    c.thread_attached(t.handle(), 1, "main", true);
-    c.start_tracing().unwrap();
-    t.to_runnable();
-    for i in 0..200_000u32 {
-        t.entry(MODE, 0x1000 + 8 * u64::from(i % 1000), i);
-        t.exit(i);
-    }
-    t.to_native();
-    match c.flush(t.handle(), "full") {
-        Err(RuntimeError::Io { source, .. }) => {
-            assert_eq!(source.raw_os_error(), Some(libc::ENOSPC), "{source}")
-        }
-        other => panic!("{other:?}"),
-    }
+    full_ring_flush_fails_with(&full.join("hubble"), libc::ENOSPC);
     let left: Vec<_> = std::fs::read_dir(full.join("hubble"))
         .unwrap()
         .map(|e| e.unwrap().file_name())
@@ -483,7 +490,6 @@ fn real_disk_full_and_read_only_file_systems() {
         left.is_empty(),
         "no partial file, no temporary left: {left:?}"
     );
-    assert_resumes(&t);
     // Read-only.
     std::fs::create_dir_all(ro.join("hubble")).unwrap();
     assert!(mount(&ro, "ro,size=64k"));
@@ -635,26 +641,7 @@ fn disk_full_by_rlimit_leaves_no_file_and_tracing_resumes() {
             libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
             assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &limit), 0);
         }
-        let dir = Path::new(&dir);
-        let mut cfg = config(dir);
-        cfg.ring_bytes = 1 << 20;
-        let c = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
-        let t = FakeThread::new();
-        c.thread_attached(t.handle(), 1, "main", true);
-        c.start_tracing().unwrap();
-        t.to_runnable();
-        for i in 0..200_000u32 {
-            t.entry(MODE, 0x1000 + 8 * u64::from(i % 1000), i);
-            t.exit(i);
-        }
-        t.to_native();
-        match c.flush(t.handle(), "full") {
-            Err(RuntimeError::Io { source, .. }) => {
-                assert_eq!(source.raw_os_error(), Some(libc::EFBIG), "{source}")
-            }
-            other => panic!("{other:?}"),
-        }
-        assert_resumes(&t);
+        full_ring_flush_fails_with(Path::new(&dir), libc::EFBIG);
         println!("RLIMIT-CHILD-OK");
         return;
     }

@@ -145,10 +145,7 @@ impl Art for EmulatedArt {
         TIMER_HZ
     }
     fn wall_ns(&self) -> u64 {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0)
+        hubble_runtime::testing::wall_clock_ns()
     }
     fn attach_current_thread(&self, _name: &str) -> bool {
         true

@@ -137,6 +137,14 @@ impl FakeArt {
     }
 }
 
+/// The wall clock in Unix-epoch ns (the fakes' `Art::wall_ns`).
+pub fn wall_clock_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0)
+}
+
 /// CLOCK_MONOTONIC in ns (the fakes' timer).
 pub fn monotonic_ns() -> u64 {
     let mut ts = libc::timespec {
@@ -222,10 +230,7 @@ impl Art for FakeArt {
         1_000_000_000
     }
     fn wall_ns(&self) -> u64 {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0)
+        wall_clock_ns()
     }
     fn attach_current_thread(&self, _name: &str) -> bool {
         true

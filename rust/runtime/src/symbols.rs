@@ -137,42 +137,52 @@ pub fn resolve_missing(
     window_epoch: u64,
     names: &mut [Option<Arc<str>>],
 ) {
-    let mut pending: Vec<usize> = (0..pointers.len())
+    let pending: Vec<usize> = (0..pointers.len())
         .filter(|&i| names[i].is_none())
         .collect();
+    let mut batch_at = Vec::with_capacity(RESOLVE_CHUNK);
     let mut batch = Vec::with_capacity(RESOLVE_CHUNK);
     let mut resolved = Vec::with_capacity(RESOLVE_CHUNK);
-    while !pending.is_empty() {
-        let generation = art.generation();
-        let epoch = cell.with(|sym| {
-            pending.retain(|&i| match sym.lookup(pointers[i], window_epoch) {
-                Some(name) => {
-                    names[i] = Some(name);
-                    false
+    // One chunk at a time, each looked up in the cache once per attempt: a refused attempt (an
+    // unload ran meanwhile) looks its chunk up again, the rest of the window is not re-scanned.
+    for chunk in pending.chunks(RESOLVE_CHUNK) {
+        loop {
+            let generation = art.generation();
+            batch_at.clear();
+            let epoch = cell.with(|sym| {
+                for &i in chunk {
+                    if names[i].is_some() {
+                        continue;
+                    }
+                    match sym.lookup(pointers[i], window_epoch) {
+                        Some(name) => names[i] = Some(name),
+                        None => batch_at.push(i),
+                    }
                 }
-                None => true,
+                sym.epoch()
             });
-            sym.epoch()
-        });
-        let take = pending.len().min(RESOLVE_CHUNK);
-        batch.clear();
-        batch.extend(pending[..take].iter().map(|&i| pointers[i]));
-        resolved.clear();
-        if batch.is_empty() || !art.resolve(&batch, generation, &mut resolved) {
-            continue; // Nothing left, or an unload ran meanwhile: ask the cache again.
-        }
-        cell.with(|sym| {
-            let cache = sym.epoch() == epoch;
-            // A pointer ART gave no name for stays without one (and out of the file).
-            for (&i, name) in pending[..take].iter().zip(resolved.drain(..)) {
-                let name: Arc<str> = Arc::from(name);
-                if cache {
-                    sym.insert(pointers[i], name.clone());
-                }
-                names[i] = Some(name);
+            if batch_at.is_empty() {
+                break;
             }
-        });
-        pending.drain(..take);
+            batch.clear();
+            batch.extend(batch_at.iter().map(|&i| pointers[i]));
+            resolved.clear();
+            if !art.resolve(&batch, generation, &mut resolved) {
+                continue; // An unload ran meanwhile: ask the cache again.
+            }
+            cell.with(|sym| {
+                let cache = sym.epoch() == epoch;
+                // A pointer ART gave no name for stays without one (and out of the file).
+                for (&i, name) in batch_at.iter().zip(resolved.drain(..)) {
+                    let name: Arc<str> = Arc::from(name);
+                    if cache {
+                        sym.insert(pointers[i], name.clone());
+                    }
+                    names[i] = Some(name);
+                }
+            });
+            break;
+        }
     }
 }
 

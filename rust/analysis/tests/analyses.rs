@@ -132,6 +132,7 @@ fn handmade() -> TraceFile {
             thread_name: "main".into(),
             process_name: "p".into(),
             reason: "r".into(),
+            anchors: Vec::new(),
         },
         window: slots,
         symbols,

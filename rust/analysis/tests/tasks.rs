@@ -47,6 +47,7 @@ fn executions_are_named_by_the_longest_callee_and_posts_are_counted() {
             thread_name: "pool-1-thread-1".into(),
             process_name: "p".into(),
             reason: "r".into(),
+            anchors: Vec::new(),
         },
         window: slots,
         symbols,

@@ -65,6 +65,10 @@ pub fn run(args: Args) -> Result<()> {
         loaded.file.window.len() * 8
     );
     println!(
+        "idle gaps:       {} anchored (the thread wrote nothing for a tick or more there)",
+        h.anchors.len()
+    );
+    println!(
         "window start:    {}",
         match loaded.decoded.start {
             WindowStart::StartRecord => "tracing start (nothing lost)",

@@ -77,6 +77,7 @@ pub fn load_raw(raw: &RawRing<'_>) -> Result<Loaded> {
             thread_name: String::new(),
             process_name: String::new(),
             reason: String::from("raw ring import"),
+            anchors: Vec::new(),
         },
         window,
         symbols,

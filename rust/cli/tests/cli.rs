@@ -33,6 +33,7 @@ fn sample(dir: &Path) -> (PathBuf, TraceFile) {
             thread_name: "main".into(),
             process_name: "a.b".into(),
             reason: "test".into(),
+            anchors: Vec::new(),
         },
         window: ring.slots()[end - window.slots_used..end].to_vec(),
         symbols,

@@ -151,7 +151,7 @@ fn main() {
         verify.push(t.stop());
         let t = Clock::start();
         let view = hubble_format::RingView::linear(&f.window);
-        let n = hubble_format::EventIter::new(&view, f.header.mode, f.header.reference_counter)
+        let n = hubble_format::EventIter::new(&view, f.header.mode, f.header.time_base())
             .expect("decode")
             .count();
         std::hint::black_box(n);

@@ -227,7 +227,7 @@ pub fn prepare_listing<'a>(
             let events = EventIter::new_visiting(
                 &RingView::linear(&input.file.window),
                 header.mode,
-                header.reference_counter,
+                header.time_base(),
                 |record| {
                     // Arithmetic, not a branch on the kind: entries and exits come in a mix
                     // that would mispredict for a good share of records.

@@ -168,6 +168,7 @@ pub fn trace(spec: &Spec) -> TraceFile {
             thread_name: spec.thread_name.clone(),
             process_name: spec.process_name.clone(),
             reason: "synthetic".into(),
+            anchors: Vec::new(),
         },
         window: slots,
         symbols,

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use hubble_format::{Mode, RingWriter, TraceFile, TraceHeader};
+use hubble_format::{Mode, RingWriter, TimeAnchor, TraceFile, TraceHeader};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let out = std::env::args().nth(1).ok_or("usage: sample_trace OUT")?;
@@ -38,6 +38,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             thread_name: "main".into(),
             process_name: "com.example.app".into(),
             reason: "sample".into(),
+            // The thread idled after its last record (ts 300) until the flush: the control
+            // thread saw the cursor there at 305.
+            anchors: vec![TimeAnchor {
+                slots_after: 0,
+                bound: 305,
+            }],
         },
         window: ring.slots()[end - window.slots_used..end].to_vec(),
         symbols,

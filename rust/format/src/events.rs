@@ -4,7 +4,7 @@ use alloc::vec::Vec;
 
 use crate::ring::{self, DecodeError, RingView, WindowStart};
 use crate::slot::Mode;
-use crate::time::{self, TimeError};
+use crate::time::{self, TimeBase, TimeError};
 
 /// What happened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -63,34 +63,38 @@ impl core::fmt::Display for EventsError {
 #[cfg(feature = "std")]
 impl std::error::Error for EventsError {}
 
-/// Decodes a ring and recovers every timestamp from the flush-time `reference` counter, in one
-/// backward pass (the walk and Fig. 3's recovery both go from newest to oldest).
-pub fn decode_events(
+/// Decodes a ring and recovers every timestamp from the flush-time reference counter (and the
+/// window's [`TimeAnchor`](crate::time::TimeAnchor)s, given a [`TimeBase`]), in one backward
+/// pass (the walk and Fig. 3's recovery both go from newest to oldest).
+pub fn decode_events<'t>(
     view: &RingView<'_>,
     mode: Mode,
-    reference: u64,
+    time: impl Into<TimeBase<'t>>,
 ) -> Result<DecodedTrace, EventsError> {
-    decode_events_into(view, mode, reference, Vec::new())
+    decode_events_into(view, mode, time, Vec::new())
 }
 
 /// [`decode_events`] into a caller's buffer (cleared first), so repeated decodes (a tool going
 /// through many files, a runtime flushing again and again) reuse memory already faulted in.
-pub fn decode_events_into(
+pub fn decode_events_into<'t>(
     view: &RingView<'_>,
     mode: Mode,
-    reference: u64,
+    time: impl Into<TimeBase<'t>>,
     mut events: Vec<Event>,
 ) -> Result<DecodedTrace, EventsError> {
+    let time = time.into();
     events.clear();
     events.reserve(view.valid_slots());
     // Backwards, like Fig. 3: the walk and the timestamp recovery share one pass; one reverse
     // at the end is cheaper than the forward iterator's look-ahead per slot.
-    let mut clock = time::BackwardClock::new(reference);
+    let mut clock = time::BackwardClock::new(time.reference);
+    let mut anchors = time::Anchors::new(time.anchors);
     let mut failed_at = None;
-    let summary = ring::walk_back(view, mode, |record| {
+    let summary = ring::walk_back_aged(view, mode, |record, newer| {
         if failed_at.is_some() {
             return;
         }
+        anchors.reach(newer, &mut clock, |_, _| {});
         let Some(counter) = clock.step(record.ts()) else {
             failed_at = Some(events.len());
             return;
@@ -155,6 +159,12 @@ pub struct EventIter<'a> {
     next: usize,
     summary: ring::WalkSummary,
     oldest: Option<u64>,
+    /// Where the backward walk crossed an anchor: (slot index, full time of the first record
+    /// from there on), in slot order. Forward recovery cannot see a gap longer than 2^32
+    /// ticks; it restarts from these values instead.
+    resets: Vec<(usize, u64)>,
+    /// Index in `resets` of the next one ahead.
+    next_reset: usize,
 }
 
 /// Slots decoded per batch: the buffer (16 bytes a slot) stays in the L1 cache.
@@ -194,24 +204,36 @@ fn forward(clock: &mut ForwardClock, prev: u64, cur: u64, next: u64) -> ((u64, u
 }
 
 impl<'a> EventIter<'a> {
-    /// Prepares iteration over `view`'s window; timestamps recover from `reference`.
-    pub fn new(view: &RingView<'a>, mode: Mode, reference: u64) -> Result<Self, EventsError> {
-        Self::new_visiting(view, mode, reference, |_| {})
+    /// Prepares iteration over `view`'s window; timestamps recover from the reference (and
+    /// anchors) of `time`.
+    pub fn new<'t>(
+        view: &RingView<'a>,
+        mode: Mode,
+        time: impl Into<TimeBase<'t>>,
+    ) -> Result<Self, EventsError> {
+        Self::new_visiting(view, mode, time, |_| {})
     }
 
     /// [`EventIter::new`], whose backward walk also hands every record of the window to
     /// `visit`, newest first: a caller that needs a look at the whole window before iterating
     /// (how deep the stack is at its edges, which methods it names) gets it from the same walk.
-    pub fn new_visiting(
+    pub fn new_visiting<'t>(
         view: &RingView<'a>,
         mode: Mode,
-        reference: u64,
+        time: impl Into<TimeBase<'t>>,
         mut visit: impl FnMut(crate::slot::Record),
     ) -> Result<Self, EventsError> {
+        let time = time.into();
+        let reference = time.reference;
         let mut clock = time::BackwardClock::new(reference);
+        let mut anchors = time::Anchors::new(time.anchors);
+        let mut crossed = Vec::new();
         let mut count = 0usize;
         let mut failed_at = None;
-        let summary = ring::walk_back(view, mode, |record| {
+        let summary = ring::walk_back_aged(view, mode, |record, newer| {
+            anchors.reach(newer, &mut clock, |a, after| {
+                crossed.push((a.slots_after, after))
+            });
             // Only the first failure matters (the result is then an error); the walk goes on
             // to count the records, which the error's index needs.
             if failed_at.is_none() && clock.step(record.ts()).is_none() {
@@ -235,6 +257,14 @@ impl<'a> EventIter<'a> {
         // The first step must land on the oldest counter: its upper half, and a low half no
         // larger than any timestamp.
         let upper = oldest.unwrap_or(reference) >> 32;
+        // Newest first from the walk; slot order for the forward pass. An anchor at the
+        // window's end has no record after it and needs no reset.
+        let resets = crossed
+            .into_iter()
+            .rev()
+            .filter(|&(after, _)| after > 0)
+            .map(|(after, value)| (end - after as usize, value))
+            .collect();
         Ok(EventIter {
             older,
             newer,
@@ -247,6 +277,8 @@ impl<'a> EventIter<'a> {
             next: 0,
             summary,
             oldest,
+            resets,
+            next_reset: 0,
         })
     }
 
@@ -275,7 +307,24 @@ impl<'a> EventIter<'a> {
         }
         self.len = 0;
         self.next = 0;
-        let stop = (self.pos + BATCH).min(self.end);
+        let mut stop = (self.pos + BATCH).min(self.end);
+        // A batch ends at the next reset, so the tight loop below never has to look for one.
+        if let Some(&(at, value)) = self.resets.get(self.next_reset) {
+            if at == self.pos {
+                // The first step from here lands on `value` (its upper half, a low half no
+                // larger than any timestamp), whatever went before.
+                self.clock = ForwardClock {
+                    upper: value >> 32,
+                    low: 0,
+                };
+                self.next_reset += 1;
+                if let Some(&(next, _)) = self.resets.get(self.next_reset) {
+                    stop = stop.min(next);
+                }
+            } else {
+                stop = stop.min(at);
+            }
+        }
         while self.pos < stop {
             let (piece, base) = if self.pos < self.older.len() {
                 (self.older, 0)

@@ -6,12 +6,18 @@
 //!  0  magic "HUBBLTRC"            8  u16 version   10 u8 mode (32|64)  11 u8 0
 //! 12  u32 window offset          16  u64 timer Hz  24 u64 reference counter
 //! 32  u64 wall clock (Unix ns)   40  u64 ring bytes 48 u64 write position
-//! 56  u64 window bytes           64  u32 pid  68 u32 tid  72 u32 symbol count  76 u32 0
+//! 56  u64 window bytes           64  u32 pid  68 u32 tid  72 u32 symbol count
+//! 76  u32 anchor count (version 2; 0 in version 1)
 //! 80  3 × (u16 length, UTF-8): thread name, process name, trigger reason; zero pad to 8
 //!     window: the ring's valid slots, oldest first (u64 each)
 //!     symbols: count × (u64 pointer, u16 length, UTF-8 name), pointers strictly increasing
+//!     anchors: count × (u64 slots after, u64 bound), slots after strictly increasing and at
+//!              most the window's slots, bounds not increasing ([`TimeAnchor`])
 //!     u32 CRC-32 (IEEE) of every byte before it
 //! ```
+//!
+//! Version 2 added the anchors in the word version 1 kept zero: a version 1 file reads as a
+//! version 2 file without anchors, and this crate reads both.
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -19,11 +25,14 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use crate::slot::Mode;
+use crate::time::{TimeAnchor, TimeBase};
 
 /// The file's first eight bytes.
 pub const MAGIC: [u8; 8] = *b"HUBBLTRC";
-/// The version this crate writes and reads.
-pub const VERSION: u16 = 1;
+/// The version this crate writes (it reads this one and [`OLDEST_VERSION`]).
+pub const VERSION: u16 = 2;
+/// The oldest version this crate reads.
+pub const OLDEST_VERSION: u16 = 1;
 /// Size of the fixed part of the header.
 pub const FIXED_HEADER: usize = 80;
 /// Longest thread name, process name or reason.
@@ -59,6 +68,19 @@ pub struct TraceHeader {
     pub process_name: String,
     /// Why the trace was flushed (anomaly detector, property, API).
     pub reason: String,
+    /// Bounds at the window's idle gaps, newest first, for timestamps across gaps of 2^32
+    /// ticks or more ([`TimeAnchor`]); empty for a thread that never idled a whole tick.
+    pub anchors: Vec<TimeAnchor>,
+}
+
+impl TraceHeader {
+    /// What the window's timestamps are recovered from: the reference and the anchors.
+    pub fn time_base(&self) -> TimeBase<'_> {
+        TimeBase {
+            reference: self.reference_counter,
+            anchors: &self.anchors,
+        }
+    }
 }
 
 /// A whole trace file.
@@ -115,7 +137,8 @@ impl fmt::Display for FileError {
             FileError::UnsupportedVersion(v) => {
                 write!(
                     f,
-                    "unsupported format version {v} (this tool reads version {VERSION})"
+                    "unsupported format version {v} (this tool reads versions \
+                     {OLDEST_VERSION} to {VERSION})"
                 )
             }
             FileError::BadMode(m) => write!(f, "bad ISA mode {m} (expected 32 or 64)"),
@@ -418,7 +441,8 @@ pub fn encode_around<'s>(
     }
     let count = u32::try_from(symbol_count)
         .map_err(|_| invalid("symbol count", "more than 2^32 symbols"))?;
-    for v in [h.pid, h.tid, count, 0] {
+    check_anchors(&h.anchors, window_slots)?;
+    for v in [h.pid, h.tid, count, h.anchors.len() as u32] {
         head.extend_from_slice(&v.to_le_bytes());
     }
     // Checks every string's length, so the casts below cannot truncate.
@@ -456,12 +480,60 @@ pub fn encode_around<'s>(
             alloc::format!("{symbol_count} announced, {written} given"),
         ));
     }
+    for a in &h.anchors {
+        tail.extend_from_slice(&a.slots_after.to_le_bytes());
+        tail.extend_from_slice(&a.bound.to_le_bytes());
+    }
     let mut crc = crc32fast::Hasher::new();
     crc.update(&head);
     crc.combine(&window_crc.state);
     crc.update(&tail);
     tail.extend_from_slice(&crc.finalize().to_le_bytes());
     Ok((head, tail))
+}
+
+/// Anchors must be what a runtime can produce: positions strictly increasing inside the window
+/// (at most one per slot, so their number is bounded by the window), bounds not increasing
+/// (an older position was seen earlier). A decoder would cope with any, but a file that breaks
+/// this is corrupt, and its count must not drive a long loop.
+fn check_anchors(anchors: &[TimeAnchor], window_slots: usize) -> Result<(), FileError> {
+    if anchors.len() > window_slots + 1 {
+        return Err(invalid(
+            "anchor count",
+            alloc::format!(
+                "{} anchors for a window of {window_slots} slots",
+                anchors.len()
+            ),
+        ));
+    }
+    for (i, a) in anchors.iter().enumerate() {
+        if a.slots_after > window_slots as u64 {
+            return Err(invalid(
+                "anchor",
+                alloc::format!(
+                    "anchor {i} lies {} slots before the end of a {window_slots}-slot window",
+                    a.slots_after
+                ),
+            ));
+        }
+        if let Some(p) = i.checked_sub(1).map(|j| anchors[j]) {
+            if p.slots_after >= a.slots_after || p.bound < a.bound {
+                return Err(invalid(
+                    "anchor",
+                    alloc::format!(
+                        "anchor {i} ({} slots from the end, bound {}) is not older than \
+                         anchor {} ({} slots, bound {})",
+                        a.slots_after,
+                        a.bound,
+                        i - 1,
+                        p.slots_after,
+                        p.bound
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn check_geometry(ring_bytes: u64, write_pos: u64, window_bytes: u64) -> Result<(), FileError> {
@@ -498,6 +570,7 @@ struct Head {
     window_offset: usize,
     window_bytes: usize,
     symbol_count: usize,
+    anchor_count: usize,
 }
 
 /// Parses everything before the window (`bytes` may go on past it).
@@ -510,7 +583,7 @@ fn parse_head(bytes: &[u8]) -> Result<Head, FileError> {
     }
     let mut r = Reader { bytes, pos: 8 };
     let version = r.u16("the header")?;
-    if version != VERSION {
+    if !(OLDEST_VERSION..=VERSION).contains(&version) {
         return Err(FileError::UnsupportedVersion(version));
     }
     let mode_code = r.take(1, "the header")?[0];
@@ -530,7 +603,8 @@ fn parse_head(bytes: &[u8]) -> Result<Head, FileError> {
     let pid = r.u32("the header")?;
     let tid = r.u32("the header")?;
     let symbol_count = r.u32("the header")? as usize;
-    if r.u32("the header")? != 0 {
+    let anchor_count = r.u32("the header")? as usize;
+    if version == 1 && anchor_count != 0 {
         return Err(invalid("reserved bytes 76..80", "not zero"));
     }
     if timer_hz == 0 {
@@ -566,6 +640,15 @@ fn parse_head(bytes: &[u8]) -> Result<Head, FileError> {
             ),
         ));
     }
+    if anchor_count > window_bytes / 8 + 1 {
+        return Err(invalid(
+            "anchor count",
+            alloc::format!(
+                "{anchor_count} anchors for a window of {} slots",
+                window_bytes / 8
+            ),
+        ));
+    }
     Ok(Head {
         header: TraceHeader {
             mode,
@@ -579,10 +662,12 @@ fn parse_head(bytes: &[u8]) -> Result<Head, FileError> {
             thread_name,
             process_name,
             reason,
+            anchors: Vec::new(),
         },
         window_offset,
         window_bytes,
         symbol_count,
+        anchor_count,
     })
 }
 
@@ -618,6 +703,16 @@ impl Head {
             symbols.push((pointer, String::from(name)));
         }
         let symbols = BTreeMap::from_iter(symbols);
+        let mut header = self.header;
+        header
+            .anchors
+            .reserve(self.anchor_count.min(tail.len() / 16));
+        for _ in 0..self.anchor_count {
+            header.anchors.push(TimeAnchor {
+                slots_after: r.u64("the anchors")?,
+                bound: r.u64("the anchors")?,
+            });
+        }
         let stored = u32::from_le_bytes(r.take(4, "the checksum")?.try_into().expect("4 bytes"));
         crc.update(&tail[..r.pos - 4]);
         let computed = crc.finalize();
@@ -627,8 +722,10 @@ impl Head {
         if r.pos < tail.len() {
             return Err(FileError::TrailingBytes(tail.len() - r.pos));
         }
+        // After the checksum: a flipped bit in an anchor says "corrupt", like anywhere else.
+        check_anchors(&header.anchors, self.window_bytes / 8)?;
         Ok(TraceFile {
-            header: self.header,
+            header,
             window,
             symbols,
         })
@@ -731,12 +828,12 @@ impl Drop for AtomicFile {
 }
 
 impl TraceFile {
-    /// Decodes the window and recovers every timestamp from the reference counter.
+    /// Decodes the window and recovers every timestamp from the reference counter and anchors.
     pub fn decode_events(&self) -> Result<crate::DecodedTrace, crate::EventsError> {
         crate::decode_events(
             &crate::RingView::linear(&self.window),
             self.header.mode,
-            self.header.reference_counter,
+            self.header.time_base(),
         )
     }
 

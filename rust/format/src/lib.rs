@@ -29,5 +29,5 @@ pub use events::{
 pub use file::{FileError, TraceFile, TraceHeader};
 pub use ring::{decode, DecodeError, RingView, RingWriter, Window, WindowStart};
 pub use slot::{Mode, Record};
-pub use time::{counter_to_ns, recover_timestamps, TimeError};
+pub use time::{counter_to_ns, recover_timestamps, TimeAnchor, TimeBase, TimeError};
 pub use tree::{build_tree, CallTree, Frame, TreeOptions};

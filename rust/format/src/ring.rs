@@ -275,10 +275,22 @@ pub struct WalkSummary {
 
 /// Walks the ring backwards from the write position, handing each record to `visit`, newest
 /// first (Hubble §5.1.1). Both decoders below are this walk plus a different `visit`.
+#[inline]
 pub fn walk_back(
     view: &RingView<'_>,
     mode: Mode,
     mut visit: impl FnMut(Record),
+) -> Result<WalkSummary, DecodeError> {
+    walk_back_aged(view, mode, |record, _| visit(record))
+}
+
+/// [`walk_back`], handing `visit` with each record the number of the window's slots after it
+/// (0 for the newest record; pads count): where the record lies, for
+/// [`TimeAnchor`](crate::time::TimeAnchor)s.
+pub fn walk_back_aged(
+    view: &RingView<'_>,
+    mode: Mode,
+    mut visit: impl FnMut(Record, usize),
 ) -> Result<WalkSummary, DecodeError> {
     let (older, newer) = view.pieces();
     // Index i counts back from the newest slot over the two pieces (no modulo): slot(i) =
@@ -324,17 +336,20 @@ pub fn walk_back(
                 if lo == slot::WIDE_ENTRY && mode == Mode::Bits64 && k >= 2 {
                     let pointer = piece[k - 2];
                     if pointer >> 32 != 0 && pointer as u32 != slot::WIDE_ENTRY {
-                        visit(Record::Entry {
-                            method: pointer,
-                            ts: hi,
-                        });
+                        visit(
+                            Record::Entry {
+                                method: pointer,
+                                ts: hi,
+                            },
+                            age + (top - k),
+                        );
                         k -= 2;
                         continue;
                     }
                 }
                 break;
             }
-            visit(Record::from_code(hi, u64::from(lo)));
+            visit(Record::from_code(hi, u64::from(lo)), age + (top - k));
             k -= 1;
         }
         let run = top - k;
@@ -364,10 +379,13 @@ pub fn walk_back(
                         pointer,
                     });
                 }
-                visit(Record::Entry {
-                    method: pointer,
-                    ts: hi,
-                });
+                visit(
+                    Record::Entry {
+                        method: pointer,
+                        ts: hi,
+                    },
+                    age,
+                );
                 age += 2;
             }
             slot::PAD => {
@@ -375,7 +393,7 @@ pub fn walk_back(
                 age += 1;
             }
             _ => {
-                visit(Record::Start { ts: hi });
+                visit(Record::Start { ts: hi }, age);
                 summary.start = WindowStart::StartRecord;
                 age += 1;
                 break;

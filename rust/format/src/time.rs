@@ -4,6 +4,14 @@
 //! (the flush-time reference for the newest); when it is larger than its successor's low half,
 //! the timer wrapped in between and the upper half is one less. This is exact as long as
 //! consecutive points are less than 2^32 ticks apart and no point is later than the reference.
+//!
+//! A thread can sit idle far longer than 2^32 ticks (4.3 s at 1 GHz, the counter frequency
+//! Armv8.6 mandates; a UI thread waits in `nativePollOnce` for minutes). The control thread
+//! therefore notes where such gaps are ([`TimeAnchor`]: a position in the window and a full
+//! counter value that every record before it precedes), and the walk restarts from that bound
+//! when it crosses the position, exactly as it starts from the reference. A gap of any length
+//! is then recovered exactly, with nothing added to the trace points (`docs/trace-format.md`
+//! §3).
 
 use alloc::vec::Vec;
 use core::fmt;
@@ -70,6 +78,17 @@ impl BackwardClock {
         (self.upper << 32) | u64::from(self.low)
     }
 
+    /// Lowers the clock to `bound` if that is earlier: the next record stepped to is the latest
+    /// one at or before `bound` with its low half, instead of the latest before its successor.
+    /// Both are upper bounds of the record's time, so the smaller one is right whenever either
+    /// is less than 2^32 ticks after the record.
+    #[inline]
+    pub fn clamp(&mut self, bound: u64) {
+        if bound < self.value() {
+            *self = BackwardClock::new(bound);
+        }
+    }
+
     /// The full value of `ts`, the record just before the previous one (or the reference);
     /// `None` if it would be below timer zero (the state is then unchanged).
     #[inline]
@@ -79,6 +98,84 @@ impl BackwardClock {
         }
         self.low = ts;
         Some((self.upper << 32) | u64::from(ts))
+    }
+}
+
+/// A known bound inside a window: every record in the window's slots before the last
+/// `slots_after` slots was written at or before counter value `bound`.
+///
+/// The control thread takes one when a traced thread's cursor has not moved for a whole tick
+/// (the thread idled): `bound` is the counter read when that cursor was first seen, plus a
+/// margin for the reads' ordering, so the record before the cursor is less than a tick older
+/// than `bound`, however long the thread then stays idle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TimeAnchor {
+    /// Slots of the window after the anchored position (0: the window's end).
+    pub slots_after: u64,
+    /// Full counter value no record before the position is later than.
+    pub bound: u64,
+}
+
+/// What timestamps are recovered from: the flush-time reference and the anchors inside the
+/// window, sorted by `slots_after` ascending (newest first), as a trace file stores them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeBase<'a> {
+    /// The full counter read at flush.
+    pub reference: u64,
+    /// Bounds inside the window ([`TimeAnchor`]).
+    pub anchors: &'a [TimeAnchor],
+}
+
+impl From<u64> for TimeBase<'static> {
+    /// A reference alone (a window without idle gaps, or written before anchors existed).
+    fn from(reference: u64) -> TimeBase<'static> {
+        TimeBase {
+            reference,
+            anchors: &[],
+        }
+    }
+}
+
+/// The walk's view of the anchors: [`Anchors::reach`] lowers the clock at every anchor a
+/// record lies behind. One comparison per record while no anchor is near.
+#[derive(Clone, Debug)]
+pub(crate) struct Anchors<'a> {
+    rest: &'a [TimeAnchor],
+    /// `slots_after` of the next anchor (`u64::MAX`: none left).
+    next: u64,
+}
+
+impl<'a> Anchors<'a> {
+    pub(crate) fn new(anchors: &'a [TimeAnchor]) -> Anchors<'a> {
+        Anchors {
+            rest: anchors,
+            next: anchors.first().map_or(u64::MAX, |a| a.slots_after),
+        }
+    }
+
+    /// Before stepping to a record that has `newer` slots of the window after it: clamps
+    /// `clock` at every anchor the record lies behind and hands each such anchor, with the
+    /// clock's value before the clamp (the full time of the oldest record after the anchor, or
+    /// the reference), to `crossed`.
+    #[inline(always)]
+    pub(crate) fn reach(
+        &mut self,
+        newer: usize,
+        clock: &mut BackwardClock,
+        mut crossed: impl FnMut(&TimeAnchor, u64),
+    ) {
+        if (newer as u64) < self.next {
+            return;
+        }
+        while let Some((a, rest)) = self.rest.split_first() {
+            if a.slots_after > newer as u64 {
+                break;
+            }
+            crossed(a, clock.value());
+            clock.clamp(a.bound);
+            self.rest = rest;
+        }
+        self.next = self.rest.first().map_or(u64::MAX, |a| a.slots_after);
     }
 }
 

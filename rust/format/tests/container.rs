@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use hubble_format::file::{FileError, TraceFile, TraceHeader, MAGIC};
-use hubble_format::{Mode, RingWriter};
+use hubble_format::{Mode, RingWriter, TimeAnchor};
 
 fn sample() -> TraceFile {
     let mut ring = RingWriter::new(Mode::Bits64, 16);
@@ -36,6 +36,12 @@ fn sample() -> TraceFile {
             thread_name: "main".into(),
             process_name: "com.example".into(),
             reason: "jank".into(),
+            // Between the wide entry (ts 7) and the first exit: a bound that changes nothing
+            // here, so every test of the container covers the anchor table too.
+            anchors: vec![TimeAnchor {
+                slots_after: 2,
+                bound: 8,
+            }],
         },
         window: slots[wp - used..wp].to_vec(),
         symbols,
@@ -136,9 +142,11 @@ fn specific_errors() {
             ..
         })
     ));
-    // Reserved bytes: rejected even with a correct checksum (found by the container fuzzer).
-    for offset in [11usize, 76, 79] {
-        let mut bad = bytes[..bytes.len() - 4].to_vec();
+    // Reserved bytes: rejected even with a correct checksum (found by the container fuzzer);
+    // in version 1 that includes the word version 2 counts anchors in.
+    let v1 = version_1(&without_anchors());
+    for (image, offset) in [(&bytes, 11usize), (&v1, 11), (&v1, 76), (&v1, 79)] {
+        let mut bad = image[..image.len() - 4].to_vec();
         bad[offset] = 1;
         let crc = crc32(&bad);
         bad.extend_from_slice(&crc.to_le_bytes());
@@ -147,6 +155,16 @@ fn specific_errors() {
             "{offset}"
         );
     }
+    // An anchor count the window cannot hold is corruption, not a long loop.
+    let mut bad = bytes.clone();
+    bad[76..80].copy_from_slice(&u32::MAX.to_le_bytes());
+    assert!(matches!(
+        TraceFile::parse(&bad),
+        Err(FileError::Invalid {
+            field: "anchor count",
+            ..
+        })
+    ));
     let mut bad = bytes.clone();
     let n = bad.len();
     bad[n - 1] ^= 0xff;
@@ -191,6 +209,125 @@ fn write_into_a_missing_directory_fails_cleanly() {
 }
 
 /// CRC-32 (IEEE), bit by bit: an independent check of the crate's checksum.
+fn without_anchors() -> TraceFile {
+    let mut f = sample();
+    f.header.anchors.clear();
+    f
+}
+
+/// `file` (no anchors) as version 1 wrote it: the same bytes with version 1 and their CRC.
+fn version_1(file: &TraceFile) -> Vec<u8> {
+    assert!(file.header.anchors.is_empty());
+    let bytes = file.to_bytes().unwrap();
+    let mut v1 = bytes[..bytes.len() - 4].to_vec();
+    v1[8..10].copy_from_slice(&1u16.to_le_bytes());
+    let crc = crc32(&v1);
+    v1.extend_from_slice(&crc.to_le_bytes());
+    v1
+}
+
+#[test]
+fn version_1_files_still_read() {
+    let file = without_anchors();
+    assert_eq!(TraceFile::parse(&version_1(&file)).unwrap(), file);
+    let bytes = sample().to_bytes().unwrap();
+    assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 2);
+    assert_eq!(u32::from_le_bytes(bytes[76..80].try_into().unwrap()), 1);
+    let mut v3 = bytes.clone();
+    v3[8] = 3;
+    let err = TraceFile::parse(&v3).unwrap_err();
+    assert!(matches!(err, FileError::UnsupportedVersion(3)));
+    assert_eq!(
+        err.to_string(),
+        "unsupported format version 3 (this tool reads versions 1 to 2)"
+    );
+}
+
+#[test]
+fn anchors_that_no_runtime_writes_are_refused_both_ways() {
+    let window = sample().window.len() as u64;
+    let cases: [(&str, Vec<TimeAnchor>); 4] = [
+        (
+            "past the window",
+            vec![TimeAnchor {
+                slots_after: window + 1,
+                bound: 8,
+            }],
+        ),
+        (
+            "position not increasing",
+            vec![
+                TimeAnchor {
+                    slots_after: 3,
+                    bound: 8,
+                },
+                TimeAnchor {
+                    slots_after: 3,
+                    bound: 7,
+                },
+            ],
+        ),
+        (
+            "older bound later",
+            vec![
+                TimeAnchor {
+                    slots_after: 1,
+                    bound: 8,
+                },
+                TimeAnchor {
+                    slots_after: 3,
+                    bound: 9,
+                },
+            ],
+        ),
+        (
+            "more than one a slot",
+            (0..=window + 1)
+                .map(|i| TimeAnchor {
+                    slots_after: i,
+                    bound: 100 - i,
+                })
+                .collect(),
+        ),
+    ];
+    for (what, anchors) in cases {
+        let mut file = sample();
+        file.header.anchors = anchors.clone();
+        assert!(
+            matches!(file.to_bytes(), Err(FileError::Invalid { .. })),
+            "{what}: written"
+        );
+        // The same anchors in a file whose checksum is right: the reader refuses them too.
+        let mut good = sample();
+        good.header.anchors = vec![
+            TimeAnchor {
+                slots_after: 0,
+                bound: 0,
+            };
+            anchors.len()
+        ];
+        for (i, a) in good.header.anchors.iter_mut().enumerate() {
+            a.slots_after = i as u64;
+        }
+        if anchors.len() as u64 > window + 1 {
+            continue; // the writer cannot even produce the count; covered by specific_errors
+        }
+        let bytes = good.to_bytes().unwrap();
+        let n = bytes.len();
+        let mut bad = bytes[..n - 4 - 16 * anchors.len()].to_vec();
+        for a in &anchors {
+            bad.extend_from_slice(&a.slots_after.to_le_bytes());
+            bad.extend_from_slice(&a.bound.to_le_bytes());
+        }
+        let crc = crc32(&bad);
+        bad.extend_from_slice(&crc.to_le_bytes());
+        match TraceFile::parse(&bad) {
+            Err(FileError::Invalid { field, .. }) => assert_eq!(field, "anchor", "{what}"),
+            other => panic!("{what}: read as {other:?}"),
+        }
+    }
+}
+
 fn crc32(data: &[u8]) -> u32 {
     let mut crc = !0u32;
     for &byte in data {
@@ -219,7 +356,7 @@ fn checksum_is_crc32_ieee() {
 #[test]
 fn empty_window_decodes_to_nothing() {
     // Found by the container fuzzer: an empty window used to divide by zero.
-    let mut file = sample();
+    let mut file = without_anchors();
     file.window.clear();
     let back = TraceFile::parse(&file.to_bytes().unwrap()).unwrap();
     assert!(back.decode_events().unwrap().events.is_empty());

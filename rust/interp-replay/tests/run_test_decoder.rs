@@ -130,6 +130,7 @@ fn java_decoder_matches_hubble_format() {
             thread_name: "main".into(),
             process_name: "art.test.hubble".into(),
             reason: "case".into(),
+            anchors: Vec::new(),
         },
         window: ring.slots()[end - used..end].to_vec(),
         symbols,

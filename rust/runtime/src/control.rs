@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use hubble_format::{Mode, TraceHeader};
 use log::{error, info, warn};
 
+use crate::anchors::{self, Anchors};
 use crate::art::{block_at, clock_pair, Art, ArtStateLock, ThreadHandle};
 use crate::block::{self, ForceStop, ThreadBlock};
 use crate::flush::{self, DistinctPointers, PointerSet, Storage};
@@ -140,6 +141,8 @@ struct Traced {
     /// A stop was requested and not answered in time: what asked for it. The thread stops at its
     /// next trace point; [`Control::tick`] then finishes the work (issue 20 A.4).
     stopping: Option<StopCause>,
+    /// Bounds at the ring's idle gaps, for timestamps across them (issue 20 A.6).
+    anchors: Anchors,
 }
 
 /// Why a traced thread was asked to stop.
@@ -530,6 +533,7 @@ impl<A: Art> Control<A> {
                 ring,
                 start_epoch: epoch,
                 stopping: None,
+                anchors: Anchors::default(),
             });
             free -= 1;
         }
@@ -551,6 +555,8 @@ impl<A: Art> Control<A> {
         let b = unsafe { block_at(e.block) };
         // The same window goes on (no file was written): its epoch stays.
         block::start(b, slots, self.config.mode, slots.offset(end), ts);
+        // Older positions are behind the start record now.
+        t.anchors.clear();
         Ok(())
     }
 
@@ -708,6 +714,8 @@ impl<A: Art> Control<A> {
             );
             let window_epoch = std::mem::replace(&mut t.start_epoch, epoch_now);
             copied?;
+            let anchors = t.anchors.for_window(slots, end, &window);
+            t.anchors.clear();
             (
                 TraceHeader {
                     mode: self.config.mode,
@@ -721,6 +729,7 @@ impl<A: Art> Control<A> {
                     thread_name: e.name.clone(),
                     process_name: self.config.process.clone(),
                     reason: reason.to_string(),
+                    anchors,
                 },
                 window_epoch,
             )
@@ -877,7 +886,23 @@ impl<A: Art> Control<A> {
     pub fn tick(&self) {
         self.finish_late_stops();
         self.prune_dead_names();
+        self.observe_idle();
         crate::triggers::tick(self);
+    }
+
+    /// Notes the traced threads' idle gaps ([`crate::anchors`]): one cursor load and one counter
+    /// read per thread, no store to it.
+    fn observe_idle(&self) {
+        let margin = anchors::margin(self.art.timer_hz());
+        let mut reg = self.registry();
+        for e in reg.threads.values_mut() {
+            let Some(t) = e.traced.as_mut() else { continue };
+            // SAFETY: registered threads are alive while the registry lock is held.
+            let b = unsafe { block_at(e.block) };
+            let cursor = b.cursor.load(crate::sync::Ordering::Acquire);
+            let now = self.art.timer();
+            t.anchors.observe(t.ring.slots(), cursor, now, margin);
+        }
     }
 
     /// Bounds the dead-loader names: past `dead_names_scan_at` of them, scans every traced ring

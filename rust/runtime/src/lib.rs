@@ -5,6 +5,7 @@
 //! * [`control`]: traced-thread selection (N most recently foreground), stop, flush, restart,
 //!   the ClassLoader hook, commands.
 //! * [`flush`], [`symbols`]: window copy-out, symbolization cache, trace files and retention.
+//! * [`anchors`]: bounds at idle gaps, so timestamps survive gaps of 2^32 ticks and more.
 //! * [`props`]: system-property control, the thread-name hook, the consent gate.
 //! * [`ffi`]: the cxx bridge (C++ side: `art/runtime/hubble/hubble_bridge.{h,cc}` on Android,
 //!   `host/bridge_double.cc` on the host). The exact C++ API is in `docs/protocol.md`.
@@ -13,6 +14,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+pub mod anchors;
 pub mod art;
 pub mod block;
 pub mod control;

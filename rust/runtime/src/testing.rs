@@ -90,6 +90,8 @@ pub struct FakeArt {
     /// tests of the duration triggers write trace points with timestamps they choose and move
     /// the clock between ticks.
     pub manual_timer: AtomicU64,
+    /// When non-zero, the timer's frequency instead of 1 GHz ([`FakeArt::set_timer_hz`]).
+    pub manual_hz: AtomicU64,
 }
 
 impl FakeArt {
@@ -121,6 +123,11 @@ impl FakeArt {
     /// Sets the timer (ns; 1 GHz) to `counter` from now on; 0 goes back to CLOCK_MONOTONIC.
     pub fn set_timer(&self, counter: u64) {
         self.manual_timer.store(counter, Ordering::Relaxed);
+    }
+
+    /// Sets the timer's frequency (Hz) reported from now on; 0 goes back to 1 GHz.
+    pub fn set_timer_hz(&self, hz: u64) {
+        self.manual_hz.store(hz, Ordering::Relaxed);
     }
 
     /// The name the fake gives a method.
@@ -227,7 +234,10 @@ impl Art for FakeArt {
         }
     }
     fn timer_hz(&self) -> u64 {
-        1_000_000_000
+        match self.manual_hz.load(Ordering::Relaxed) {
+            0 => 1_000_000_000,
+            hz => hz,
+        }
     }
     fn wall_ns(&self) -> u64 {
         wall_clock_ns()

@@ -242,7 +242,8 @@ public class Main {
     return out;
   }
 
-  /** Decodes a trace file (docs/trace-format.md, version 1) into the nesting of t_ methods. */
+  /** Decodes a trace file (docs/trace-format.md, versions 1 and 2; no timestamps, so the anchors
+   * after the symbols are not read) into the nesting of t_ methods. */
   static List<String> decode(File file) throws Exception {
     byte[] bytes;
     try (RandomAccessFile f = new RandomAccessFile(file, "r")) {

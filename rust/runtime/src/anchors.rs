@@ -1,0 +1,152 @@
+//! Time anchors at a traced thread's idle gaps (issue 20 A.6).
+//!
+//! A record keeps only the low 32 bits of the counter; the decoder recovers the rest walking
+//! back from the flush's reference, which is exact while consecutive records are less than
+//! 2^32 ticks apart: 4.3 s at 1 GHz (mandatory from Armv8.6), 175 s at 24.576 MHz. A UI thread
+//! waiting in `nativePollOnce`, or blocked on a monitor until an ANR, writes nothing for far
+//! longer. The trace points cannot afford a wider record, so the control thread, which ticks
+//! every [`crate::TICK`] anyway, watches the cursors instead:
+//!
+//! * a cursor seen unchanged at two ticks in a row marks a gap of at least a tick; the counter
+//!   read when that cursor was first seen (plus [`margin`]) bounds the record before it from
+//!   above, less than a tick after it was written, however long the gap then lasts;
+//! * the flush turns the anchors still inside its window into
+//!   [`TimeAnchor`](hubble_format::TimeAnchor)s (`slots after` the anchor, bound) for the file;
+//!   the decoder restarts its backward walk from the bound there, as it starts from the
+//!   reference at the end.
+//!
+//! Nothing here stores to the thread's block or ring. Whether an anchor still describes the
+//! window is checked through the slot before its cursor (the sentinel): a lap rewrites it with
+//! a different timestamp. A stale first read of that slot (its store not yet visible, as
+//! `docs/protocol.md` allows) only makes the two reads disagree, and the anchor is then taken a
+//! tick later, still a valid bound.
+
+use std::collections::VecDeque;
+
+use hubble_format::TimeAnchor;
+
+use crate::block::{Slots, SLOT};
+use crate::sync::Ordering;
+
+/// Anchors kept per traced thread: each is an idle gap of at least a tick, so this covers any
+/// window with fewer than 4096 such gaps (≥ 17 min of them); older ones are dropped first.
+pub const MAX_ANCHORS: usize = 4096;
+
+/// One idle gap: the cursor address, the bound, and the slot before the cursor as it was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Anchor {
+    cursor: usize,
+    bound: u64,
+    sentinel: u64,
+}
+
+/// A cursor as one tick saw it.
+#[derive(Clone, Copy, Debug)]
+struct Seen {
+    cursor: usize,
+    at: u64,
+    sentinel: u64,
+}
+
+/// The anchors of one traced ring.
+#[derive(Debug, Default)]
+pub struct Anchors {
+    seen: Option<Seen>,
+    list: VecDeque<Anchor>,
+}
+
+/// How much later than the counter read after loading a cursor a record before that cursor can
+/// carry: the trace point's counter read and the control thread's are not ordered with the
+/// cursor by any barrier (on ARM, `CNTVCT_EL0` reads may be taken early). 1 ms of ticks is
+/// far beyond any reordering and far below the 2^32 ticks the bound must stay within.
+pub fn margin(timer_hz: u64) -> u64 {
+    (timer_hz / 1000).max(1)
+}
+
+impl Anchors {
+    /// One tick's look at the ring: `cursor` (the block's, loaded with acquire ordering; 0 =
+    /// tracing off), then `now`, the counter read after it.
+    pub fn observe(&mut self, slots: Slots<'_>, cursor: usize, now: u64, margin: u64) {
+        if cursor < slots.base || cursor > slots.end() {
+            self.seen = None;
+            return;
+        }
+        let sentinel = slot_before(slots, cursor);
+        match self.seen {
+            Some(s) if s.cursor == cursor && s.sentinel == sentinel => {
+                if self.list.back().map(|a| a.cursor) != Some(cursor) {
+                    if self.list.len() == MAX_ANCHORS {
+                        self.list.pop_front();
+                    }
+                    self.list.push_back(Anchor {
+                        cursor,
+                        bound: s.at.saturating_add(margin),
+                        sentinel,
+                    });
+                }
+            }
+            _ => {
+                self.seen = Some(Seen {
+                    cursor,
+                    at: now,
+                    sentinel,
+                })
+            }
+        }
+    }
+
+    /// Forgets everything: tracing (re)started, the ring's old positions are behind a start
+    /// record now.
+    pub fn clear(&mut self) {
+        self.seen = None;
+        self.list.clear();
+    }
+
+    /// The anchors inside a flushed `window` (the copy of the ring's last `window.len()` slots
+    /// before the stop position `end`, a ring address), newest first, as the file stores them.
+    pub fn for_window(&self, slots: Slots<'_>, end: usize, window: &[u64]) -> Vec<TimeAnchor> {
+        let ring = slots.slots.len();
+        let end_index = slots.offset(end) / SLOT;
+        let mut out: Vec<TimeAnchor> = Vec::new();
+        for a in self.list.iter().rev() {
+            let index = slots.offset(a.cursor) / SLOT % ring;
+            let after = (end_index + ring - index) % ring;
+            // The record before the anchor must be in the window, and still the one the anchor
+            // saw (no lap since).
+            let Some(before) = window.len().checked_sub(after + 1) else {
+                continue;
+            };
+            if window[before] != a.sentinel {
+                continue;
+            }
+            // An older position was seen earlier; a later bound on an older record would be
+            // a weaker one anyway (and the file format requires bounds not to increase).
+            let bound = out.last().map_or(a.bound, |n| n.bound.min(a.bound));
+            if out.last().is_some_and(|n| n.slots_after >= after as u64) {
+                continue;
+            }
+            out.push(TimeAnchor {
+                slots_after: after as u64,
+                bound,
+            });
+        }
+        out
+    }
+
+    /// Anchors kept (for tests and logs).
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    /// Whether none is kept.
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+}
+
+/// The slot before `cursor`, wrapping at the ring's start.
+fn slot_before(slots: Slots<'_>, cursor: usize) -> u64 {
+    let n = slots.slots.len();
+    let i = (slots.offset(cursor) / SLOT + n - 1) % n;
+    slots.slots[i].load(Ordering::Relaxed)
+}

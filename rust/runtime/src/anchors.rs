@@ -74,7 +74,10 @@ impl Anchors {
         let sentinel = slot_before(slots, cursor);
         match self.seen {
             Some(s) if s.cursor == cursor && s.sentinel == sentinel => {
-                if self.list.back().map(|a| a.cursor) != Some(cursor) {
+                // Once per gap; the same address a lap later, idle again, is a new gap (its
+                // sentinel differs).
+                let last = self.list.back().map(|a| (a.cursor, a.sentinel));
+                if last != Some((cursor, sentinel)) {
                     if self.list.len() == MAX_ANCHORS {
                         self.list.pop_front();
                     }
@@ -149,4 +152,47 @@ fn slot_before(slots: Slots<'_>, cursor: usize) -> u64 {
     let n = slots.slots.len();
     let i = (slots.offset(cursor) / SLOT + n - 1) % n;
     slots.slots[i].load(Ordering::Relaxed)
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::sync::AtomicU64;
+
+    fn ring(n: usize) -> Vec<AtomicU64> {
+        (0..n).map(|_| AtomicU64::new(0)).collect()
+    }
+
+    #[test]
+    fn an_idle_gap_at_an_address_used_a_lap_before_is_a_new_anchor() {
+        let cells = ring(8);
+        let slots = Slots {
+            base: 0x1000,
+            slots: &cells,
+        };
+        let at = |i: usize| slots.base + i * SLOT;
+        let mut a = Anchors::default();
+        cells[2].store(0x10_0000_0000, Ordering::Relaxed);
+        a.observe(slots, at(3), 100, 5);
+        a.observe(slots, at(3), 200, 5);
+        a.observe(slots, at(3), 300, 5);
+        assert_eq!(a.len(), 1, "one gap, one anchor");
+        // A lap later the thread idles at the same address again: another record below it.
+        cells[2].store(0x20_0000_0000, Ordering::Relaxed);
+        a.observe(slots, at(3), 900, 5);
+        a.observe(slots, at(3), 1000, 5);
+        assert_eq!(a.len(), 2);
+        // Only the newer one describes a window ending there; the older one's record is gone.
+        let window: Vec<u64> = (0..8)
+            .map(|i| cells[(3 + i) % 8].load(Ordering::Relaxed))
+            .collect();
+        let got = a.for_window(slots, at(3), &window);
+        assert_eq!(
+            got,
+            [TimeAnchor {
+                slots_after: 0,
+                bound: 905
+            }]
+        );
+    }
 }

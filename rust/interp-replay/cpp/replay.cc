@@ -41,6 +41,25 @@ static_assert(QuickFrameTracedItsEntry(Isa::kX86_64, kN, false), "x86_64ng nterp
 static_assert(!QuickFrameTracedItsEntry(Isa::kX86, kN, false), "x86ng nterp: not patched");
 static_assert(!QuickFrameTracedItsEntry(Isa::kArm64, kC, true), "inlined: never entered");
 static_assert(!QuickFrameTracedItsEntry(Isa::kArm64, kN, true), "inlined: never entered");
+
+// OSR from nterp: NterpHotMethod (runtime/interpreter/mterp/nterp.cc 601-630) returns the
+// OsrData that jit->PrepareForOsr made (622-626); nterp's hotness handler then drops its own
+// frame and jumps into the OSR code (x86_64ng/main.S 2202-2238: `jne 3f`, `jmp *%rbx`; the
+// other ISAs' main.S alike), whose return goes straight to nterp's caller. The frame's records:
+// nterp's entry macro wrote its entry where nterp is traced, the OSR code's HTraceExit writes
+// its exit where compiled code is traced, and the hook in NterpHotMethod (0026) writes it where
+// only nterp is. One entry, one exit, or neither, on every ISA.
+using art::hubble::tp::CompiledCodeTraced;
+using art::hubble::tp::NterpOsrEndsFrame;
+constexpr int OsrFrameBalance(Isa isa) {
+  return int{QuickFrameTracedItsEntry(isa, kN, false)} - int{NterpOsrEndsFrame(isa)} -
+         int{CompiledCodeTraced(isa)};
+}
+static_assert(OsrFrameBalance(Isa::kArm64) == 0, "arm64: the OSR code writes the exit");
+static_assert(OsrFrameBalance(Isa::kArm) == 0, "arm: the OSR code writes the exit");
+static_assert(OsrFrameBalance(Isa::kX86_64) == 0, "x86_64: NterpHotMethod writes the exit");
+static_assert(OsrFrameBalance(Isa::kX86) == 0, "x86");
+static_assert(OsrFrameBalance(Isa::kRiscv64) == 0, "riscv64: neither");
 }  // namespace isa_table
 
 namespace {

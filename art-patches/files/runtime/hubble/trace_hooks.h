@@ -89,6 +89,14 @@ constexpr tp::Isa ToHubbleIsa(InstructionSet isa) {
 
 constexpr tp::Isa kHubbleIsa = ToHubbleIsa(kRuntimeISA);
 
+// Nterp is about to replace its frame with OSR code (NterpHotMethod returns OsrData): the frame's
+// exit, where that code writes none (tp::NterpOsrEndsFrame; x86_64 until it has an emitter).
+ALWAYS_INLINE inline void TraceNterpFrameReplacedByOsr(Thread* self) {
+  if (ART_HUBBLE_TRACING && tp::NterpOsrEndsFrame(kHubbleIsa)) {
+    TraceExit(self);
+  }
+}
+
 // Whether compiled code of this process writes trace points (OSR: whether the OSR code traced
 // the exit of the frame it took over).
 constexpr bool kCompiledCodeTraced = tp::CompiledCodeTraced(kHubbleIsa);

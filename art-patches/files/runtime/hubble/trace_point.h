@@ -192,6 +192,12 @@ constexpr bool QuickFrameTracedItsEntry(Isa isa, QuickFrameKind kind, bool is_in
          (kind == QuickFrameKind::kNterp ? NterpTraced(isa) : CompiledCodeTraced(isa));
 }
 
+// OSR from nterp replaces a frame that nterp entered with OSR code (docs/art-runtime-integration.md
+// §3). Where compiled code is untraced, that code writes no exit, so the frame's trace ends when
+// nterp hands it over (NterpHotMethod, 0026): the rest of the method's time counts to its caller,
+// and its callees, nested until then, become its siblings. Balanced, if coarser.
+constexpr bool NterpOsrEndsFrame(Isa isa) { return NterpTraced(isa) && !CompiledCodeTraced(isa); }
+
 }  // namespace tp
 }  // namespace hubble
 }  // namespace art

@@ -110,9 +110,26 @@ int Run(size_t slots) {
   return 0;
 }
 
+// "isa-table": which quick frames write their own entry, per ISA, for tests/nterp_macros.rs to
+// hold against the interpreters the series patches.
+int PrintIsaTable() {
+  using art::hubble::tp::Isa;
+  namespace tp = art::hubble::tp;
+  const struct { Isa isa; const char* name; } kIsas[] = {
+      {Isa::kArm, "arm"}, {Isa::kArm64, "arm64"}, {Isa::kX86, "x86"}, {Isa::kX86_64, "x86_64"},
+      {Isa::kRiscv64, "riscv64"}};
+  for (const auto& i : kIsas) {
+    printf("%s nterp %d compiled %d\n", i.name,
+           tp::QuickFrameTracedItsEntry(i.isa, tp::QuickFrameKind::kNterp, false) ? 1 : 0,
+           tp::QuickFrameTracedItsEntry(i.isa, tp::QuickFrameKind::kCompiled, false) ? 1 : 0);
+  }
+  return 0;
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc == 2 && strcmp(argv[1], "isa-table") == 0) return PrintIsaTable();
   unsigned mode = 0;
   size_t slots = 0;
   if (scanf(" mode %u slots %zu", &mode, &slots) != 2 || slots < 2) return 3;

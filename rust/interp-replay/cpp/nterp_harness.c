@@ -69,6 +69,28 @@ void hubble_test_exit(void* thread);
 #define EXIT(thread) hubble_test_exit(thread)
 #endif
 
+/* The counter the macros read (low 32 bits), fenced so that a macro's read between two of these
+ * calls is ordered between them: RDTSC with LFENCE on both sides (Intel SDM, RDTSC), ISB + MRS
+ * CNTVCT_EL0 on arm64. */
+static uint32_t Counter(void) {
+#if defined(HUBBLE_X86_64) || defined(HUBBLE_X86)
+  uint32_t lo, hi;
+  __asm__ __volatile__("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) : : "memory");
+  (void)hi;
+  return lo;
+#else
+  uint64_t t;
+  __asm__ __volatile__("isb\n\tmrs %0, cntvct_el0\n\tisb" : "=r"(t) : : "memory");
+  return (uint32_t)t;
+#endif
+}
+
+/* The counter before and after each entry/exit op, printed after the ring: the test checks that
+ * every timestamp a macro wrote lies between the two around its op. */
+#define MAX_CLOCKED_OPS 8192
+static uint32_t clock_before[MAX_CLOCKED_OPS], clock_after[MAX_CLOCKED_OPS];
+static size_t clocked_ops;
+
 /* The block's words are pointer-sized: 64-bit mode on arm64/x86_64, 32-bit mode on x86. */
 #ifdef HUBBLE_X86
 typedef uint32_t word;
@@ -114,12 +136,16 @@ int main(void) {
     } else if (!strcmp(op, "entry")) {
       uint64_t ptr;
       unsigned ts;
-      if (scanf("%" SCNx64 " %u", &ptr, &ts) != 2) return 3;
+      if (scanf("%" SCNx64 " %u", &ptr, &ts) != 2 || clocked_ops == MAX_CLOCKED_OPS) return 3;
+      clock_before[clocked_ops] = Counter();
       ENTRY(thread_mem, ptr);
+      clock_after[clocked_ops++] = Counter();
     } else if (!strcmp(op, "exit")) {
       unsigned ts;
-      if (scanf("%u", &ts) != 1) return 3;
+      if (scanf("%u", &ts) != 1 || clocked_ops == MAX_CLOCKED_OPS) return 3;
+      clock_before[clocked_ops] = Counter();
       EXIT(thread_mem);
+      clock_after[clocked_ops++] = Counter();
     } else if (!strcmp(op, "stop")) {
       W(THREAD_HUBBLE_STOP_OFFSET) = 1;
       W(THREAD_HUBBLE_LIMIT_OFFSET) = 0;
@@ -131,5 +157,6 @@ int main(void) {
   printf("cursor %" PRId64 "\n", cursor == 0 ? (int64_t)-1 : (int64_t)(cursor - begin));
   printf("stop %" PRIu64 "\n", (uint64_t)(stop > 1 ? stop - begin : stop));
   for (size_t i = 0; i < slots; ++i) printf("%016" PRIx64 "\n", ring[i]);
+  for (size_t i = 0; i < clocked_ops; ++i) printf("clock %u %u\n", clock_before[i], clock_after[i]);
   return 0;
 }

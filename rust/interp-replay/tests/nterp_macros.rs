@@ -107,7 +107,12 @@ fn x86() -> Vec<String> {
     vec![exe.to_str().unwrap().to_string()]
 }
 
-fn run(cmd: &[String], script: &str) -> (Option<u64>, u64, Vec<u64>) {
+/// What a harness printed: the cursor and the stop word (byte offsets from the ring, cursor
+/// `None` when off), every slot, and the counter's low 32 bits before and after each entry/exit
+/// op of the script.
+type Run = (Option<u64>, u64, Vec<u64>, Vec<(u32, u32)>);
+
+fn run(cmd: &[String], script: &str) -> Run {
     use std::io::Write;
     let mut child = Command::new(&cmd[0])
         .args(&cmd[1..])
@@ -133,15 +138,23 @@ fn run(cmd: &[String], script: &str) -> (Option<u64>, u64, Vec<u64>) {
     let mut lines = text.lines();
     let cursor: i64 = lines.next().unwrap()[7..].parse().unwrap();
     let stop: u64 = lines.next().unwrap()[5..].parse().unwrap();
-    let slots = lines.map(|l| u64::from_str_radix(l, 16).unwrap()).collect();
-    ((cursor >= 0).then_some(cursor as u64), stop, slots)
+    let (mut slots, mut clocks) = (Vec::new(), Vec::new());
+    for line in lines {
+        if let Some(pair) = line.strip_prefix("clock ") {
+            let (before, after) = pair.split_once(' ').unwrap();
+            clocks.push((before.parse().unwrap(), after.parse().unwrap()));
+        } else {
+            slots.push(u64::from_str_radix(line, 16).unwrap());
+        }
+    }
+    ((cursor >= 0).then_some(cursor as u64), stop, slots, clocks)
 }
 
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {
     Untouched,
-    Exact,   // pointer slot of a two-slot entry, start and pad records
-    LowWord, // hi = a real timestamp
+    Exact,          // pointer slot of a two-slot entry, start and pad records
+    LowWord(usize), // hi = a real timestamp, read by this entry/exit op (index among them)
 }
 
 struct Rng(u64);
@@ -162,7 +175,7 @@ fn check(cmd: &[String], mode: Mode, slots: usize, seed: u64, ops: usize) {
     let bits = if mode == Mode::Bits64 { 64 } else { 32 };
     let mut script = format!("mode {bits}\nslots {slots}\n");
     // Marks the slots a call wrote (by diffing the writer before and after) with their kind.
-    let mark = |before: &[u64], w: &RingWriter, kinds: &mut Vec<Kind>, wide: bool| {
+    let mark = |before: &[u64], w: &RingWriter, kinds: &mut Vec<Kind>, wide: bool, op: usize| {
         let after = w.slots();
         let pos = (w.write_pos_bytes() / 8) as usize;
         for i in 0..after.len() {
@@ -172,18 +185,19 @@ fn check(cmd: &[String], mode: Mode, slots: usize, seed: u64, ops: usize) {
                 kinds[i] = if lo == 2 || lo == 3 || (wide && i + 2 == pos) {
                     Kind::Exact
                 } else {
-                    Kind::LowWord
+                    Kind::LowWord(op)
                 };
             }
         }
     };
+    let mut clocked_op = 0; // entry/exit ops so far (the harness clocks each, traced or not)
     for i in 0..ops {
         let r = rng.next() % 100;
         let ts = (i as u32) * 3 + 7;
         if i == 0 || (!running && r < 30) {
             let before = w.slots().to_vec();
             w.start(ts);
-            mark(&before, &w, &mut kinds, false);
+            mark(&before, &w, &mut kinds, false, usize::MAX);
             running = true;
             stop_req = false;
             script += &format!("start {ts}\n");
@@ -203,6 +217,8 @@ fn check(cmd: &[String], mode: Mode, slots: usize, seed: u64, ops: usize) {
             } else {
                 format!("exit {ts}\n")
             };
+            let op = clocked_op;
+            clocked_op += 1;
             if !running {
                 continue;
             }
@@ -215,14 +231,15 @@ fn check(cmd: &[String], mode: Mode, slots: usize, seed: u64, ops: usize) {
             let before = w.slots().to_vec();
             if entry {
                 w.entry(m, 0).unwrap();
-                mark(&before, &w, &mut kinds, m >> 32 != 0);
+                mark(&before, &w, &mut kinds, m >> 32 != 0, op);
             } else {
                 w.exit(0);
-                mark(&before, &w, &mut kinds, false);
+                mark(&before, &w, &mut kinds, false, op);
             }
         }
     }
-    let (cursor, stop, got) = run(cmd, &script);
+    let (cursor, stop, got, clocks) = run(cmd, &script);
+    assert_eq!(clocks.len(), clocked_op, "one clock line per entry/exit op");
     let ctx = format!(
         "{}: mode {bits}, {slots} slots, seed {seed:#x}",
         cmd.join(" ")
@@ -230,7 +247,16 @@ fn check(cmd: &[String], mode: Mode, slots: usize, seed: u64, ops: usize) {
     for (i, (g, e)) in got.iter().zip(w.slots()).enumerate() {
         match kinds[i] {
             Kind::Untouched | Kind::Exact => assert_eq!(g, e, "slot {i} ({ctx})"),
-            Kind::LowWord => assert_eq!(*g as u32, *e as u32, "slot {i} low word ({ctx})"),
+            Kind::LowWord(op) => {
+                assert_eq!(*g as u32, *e as u32, "slot {i} low word ({ctx})");
+                // The macro's own counter read, not a stale or missing one.
+                let (before, after) = clocks[op];
+                let ts = (*g >> 32) as u32;
+                assert!(
+                    ts.wrapping_sub(before) <= after.wrapping_sub(before),
+                    "slot {i} timestamp {ts} not read during op {op} ({before}..={after}) ({ctx})"
+                );
+            }
         }
     }
     let want_cursor = running.then(|| w.write_pos_bytes());

@@ -12,9 +12,10 @@
  * comes after both, and stores are not reordered with stores.
  *
  * RDTSC writes edx:eax, which hold what nterp needs at both places (entry: eax = ArtMethod*,
- * edx = rIBASE; exit: eax or edx:eax = the return value), and no other register is free at the
- * exit, so both are kept on the stack around it: the CFA of an nterp frame is computed from
- * rREFS (NTERP_DEF_CFA), not from esp. Clobbers ecx and the flags only.
+ * edx = rIBASE; exit: eax or edx:eax = the return value). With ecx holding the cursor, only ebx
+ * (rINST) is also free: one register for two values, so both are kept on the stack around it
+ * (the CFA of an nterp frame is computed from rREFS by NTERP_DEF_CFA, not from esp).
+ * Clobbers ecx and the flags only.
  */
 
 // Method entry: the ArtMethod* in eax (START_EXECUTING_INSTRUCTIONS has just loaded it).

@@ -12,35 +12,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(HUBBLE_X86_64)
+#if defined(HUBBLE_X86_64) || defined(HUBBLE_X86)
+/* Each runs one macro with the registers it must keep set to patterns and returns the mask of
+ * those it changed (nterp_x86*_harness.S): 0 = all preserved. */
+#ifdef HUBBLE_X86_64
 #include <asm/prctl.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-void hubble_test_entry(uint64_t method);
-void hubble_test_exit(void);
-#define ENTRY(thread, m) hubble_test_entry(m)
-#define EXIT(thread) hubble_test_exit()
-#elif defined(HUBBLE_X86)
+uint32_t hubble_test_entry(uint64_t method);
+static const char* const kRegNames[] = {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
+                                        "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15",
+                                        "xmm0"};
+#else
 #include <asm/ldt.h>
+uint32_t hubble_test_entry(uint32_t method);
+static const char* const kRegNames[] = {"eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi",
+                                        "xmm0"};
+#endif
 #include <sys/syscall.h>
 #include <unistd.h>
-/* Each runs one macro with the registers nterp keeps live there set to patterns and returns the
- * mask of those it changed (nterp_x86_harness.S): 0 = all preserved. */
-uint32_t hubble_test_entry(uint32_t method);
 uint32_t hubble_test_exit(void);
-#define ENTRY(thread, m) Preserved("entry", hubble_test_entry((uint32_t)(m)))
+#define ENTRY(thread, m) Preserved("entry", hubble_test_entry((uintptr_t)(m)))
 #define EXIT(thread) Preserved("exit", hubble_test_exit())
 static void Preserved(const char* what, uint32_t changed) {
-  static const char* const kNames[] = {"eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi",
-                                       "xmm0"};
   if (changed == 0) return;
   fprintf(stderr, "%s macro changed:", what);
-  for (int i = 0; i < 9; ++i) {
-    if (changed & (1u << i)) fprintf(stderr, " %s", kNames[i]);
+  for (size_t i = 0; i < sizeof(kRegNames) / sizeof(kRegNames[0]); ++i) {
+    if (changed & (1u << i)) fprintf(stderr, " %s", kRegNames[i]);
   }
   fprintf(stderr, "\n");
   exit(5);
 }
+#endif
+
+#if defined(HUBBLE_X86)
 /* %fs = the fake Thread, as ART 14's Thread::InitCpu does on Linux
  * (runtime/arch/x86/thread_x86.cc:44-133): one TLS GDT entry chosen by the kernel
  * (set_thread_area, entry_number -1) with base = the Thread, a 32-bit data segment whose limit is
@@ -62,7 +65,7 @@ static int SetFs(void* thread, size_t size) {
   __asm__ __volatile__("movw %w0, %%fs" : : "q"(selector));
   return 0;
 }
-#else
+#elif !defined(HUBBLE_X86_64)
 void hubble_test_entry(void* thread, uint64_t method);
 void hubble_test_exit(void* thread);
 #define ENTRY(thread, m) hubble_test_entry(thread, m)

@@ -6,8 +6,8 @@
 //! Thread, set up as ART's Thread::InitCpu does. They must leave the ring as
 //! hubble_format::RingWriter does for the same calls. The timestamps are the real counter, so
 //! the upper half of timestamp-carrying slots is not compared; pointers, markers, start/pad
-//! records, the cursor and the published end are compared exactly. The x86 harness also checks,
-//! around every macro, the registers nterp keeps live there.
+//! records, the cursor and the published end are compared exactly. The x86 and x86_64 harnesses
+//! also check, around every macro, that only the registers the macro file may clobber changed.
 //! Needs aarch64-linux-gnu-gcc, qemu-aarch64, gcc and i686-linux-gnu-gcc (Debian
 //! gcc-aarch64-linux-gnu, qemu-user, gcc-i686-linux-gnu): missing tools fail the test. (armng's
 //! A32 MRRC of CNTVCT is not run: qemu-arm rejects it.)

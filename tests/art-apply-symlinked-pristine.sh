@@ -14,7 +14,7 @@ source "$(dirname "$0")/../scripts/lib/common.sh"
 source "$HUBBLE_ROOT/scripts/lib/art.sh"
 [ -f "$ART_PRISTINE/.hubble-version" ] || hubble_die "no pristine ART tree; run scripts/art-fetch first"
 
-t="$(mktemp -d)"
+t="$(mktemp -d "$ART_CACHE/symlinked-pristine-test.XXXXXX")"  # on pristine's file system (hard links)
 trap 'rm -rf "$t"' EXIT
 cp -al "$ART_PRISTINE" "$t/shared-pristine"
 mkdir -p "$t/cache/art"

@@ -3,7 +3,8 @@
 # ART proving ground: fetch AOSP ART android-14.0.0_r15 (Debian's android-platform-art
 # 14.0.0+r15), apply art-patches/, compile every file the series adds or changes in the trixie
 # build root, check art-patches/thread-offsets.txt; and prove apply fails loudly on a broken
-# or fuzzy patch (tests/fixtures/art-patches-{broken,fuzz}). The whole libart.so (--full) is
+# or fuzzy patch (tests/fixtures/art-patches-{broken,fuzz}) and never writes into a pristine
+# tree shared through a symlink (tests/art-apply-symlinked-pristine.sh). The whole libart.so (--full) is
 # built by the next stage (31-art-full, tests/art-full.sh); see docs/art-integration.md.
 set -euo pipefail
 # shellcheck source=../../scripts/lib/common.sh
@@ -51,6 +52,8 @@ expect_apply_failure art-patches-broken \
   '0001-broken-context\.patch: file runtime/thread\.h: Hunk #2 FAILED'
 expect_apply_failure art-patches-fuzz \
   '0001-needs-fuzz\.patch: file runtime/thread\.h: Hunk #1 FAILED' 'would apply with fuzz; refused'
+# ... and pristine stays untouched when the cache's pristine is a symlink to a shared tree.
+"$HUBBLE_ROOT/tests/art-apply-symlinked-pristine.sh"
 
 # 2. The real series.
 hubble_step "art-apply" scripts/art-apply

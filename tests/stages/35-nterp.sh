@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # ART runtime integration (issue 6): the interpreter's C++ trace point replayed on the host
-# against hubble_format::RingWriter; the ART run-test's Java compiles with javac; nterp with
-# Hubble's trace points assembles for arm64 and arm (Debian cross assemblers, offsets generated
-# for those ISAs) and builds for x86_64 (Debian's libart.mk), and the runtime sources of patches
-# 0020-0039 compile in the trixie build root (made by stage 30).
+# against hubble_format::RingWriter, and nterp's arm64, x86_64 and x86 macros executed against
+# it; the ART run-test's Java compiles with javac; nterp with Hubble's trace points assembles for
+# arm64, arm and x86 (cross assemblers / clang, offsets generated for those ISAs) and builds for
+# x86_64 (Debian's libart.mk), and the runtime sources of patches 0020-0039 compile in the trixie
+# build root (made by stage 30).
 set -euo pipefail
 # shellcheck source=/dev/null
 source "$(dirname "$0")/../../scripts/lib/common.sh"
 
-hubble_log "interp-replay: runtime/hubble/trace_point.h vs RingWriter"
+hubble_log "interp-replay: runtime/hubble/trace_point.h and nterp macros vs RingWriter"
 (cd "$HUBBLE_ROOT/rust/interp-replay" && nice -n 10 cargo test --locked -j2 2>&1 \
   | grep -E "^(test |test result|error|failures|---- )|panicked")
 

@@ -195,14 +195,17 @@ bool MoveToExceptionHandler(ShadowFrame& shadow_frame) {
   return true;
 }
 
-// jit.cc 548-611 Jit::MaybeDoOnStackReplacement. The stack-limit, instrumentation and
+// jit.cc 548-611 Jit::MaybeDoOnStackReplacement, with patch 0020's line once OSR code is certain
+// to run (after 586-588). The stack-limit, instrumentation and
 // HaveLocalsChanged checks (558-579) pass; PrepareForOsr (582-588) finds OSR code when the method
 // has it, entering at the loop header (the instruction after the back-edge here).
 bool MaybeDoOnStackReplacement(ShadowFrame* shadow_frame) {
+  Thread* thread = g_self;
   ArtMethod* method = shadow_frame->GetMethod();
   if (!method->has_osr) {
     return false;  // 586-588
   }
+  hubble::TraceOsrTakesOver(thread, shadow_frame);  // HOOK 0020
   {
     // 591 PopShadowFrame; 592-593 a new fragment; 594-599 art_quick_osr_stub runs the OSR code
     // (a compiled frame that continues this frame's invocation); 601-603 the OSR code may end in a
@@ -228,14 +231,11 @@ bool MaybeDoOnStackReplacement(ShadowFrame* shadow_frame) {
   return true;  // 606-610
 }
 
-// interpreter_switch_impl-inl.h 226-250 HandleBranch, with patch 0020's line after a successful
-// OSR. Returns whether the interpreter loop is to be left (ExitInterpreterLoop, 242).
+// interpreter_switch_impl-inl.h 226-250 HandleBranch (unpatched: the OSR case is marked in
+// MaybeDoOnStackReplacement). Returns whether the interpreter loop is to be left
+// (ExitInterpreterLoop, 242).
 bool HandleBranch(ShadowFrame& shadow_frame_) {
-  if (MaybeDoOnStackReplacement(&shadow_frame_)) {
-    shadow_frame_.SetHubbleNoExitRecord(hubble::kCompiledCodeTraced);  // HOOK 0020
-    return true;
-  }
-  return false;
+  return MaybeDoOnStackReplacement(&shadow_frame_);
 }
 
 // interpreter_switch_impl-inl.h 87-110 HandlePendingException: false when the exception leaves
@@ -342,6 +342,8 @@ void EnterInterpreterFromDeoptimize(ShadowFrame* shadow_frame, bool from_code) {
     if (new_dex_pc != kDexNoIndex) {  // 546-555
       shadow_frame->SetDexPC(new_dex_pc);
       Execute(self, *shadow_frame, /*from_deoptimize=*/true);
+    } else {
+      hubble::TraceDeoptimizedFrameUnwound(self, *shadow_frame);  // HOOK 0020
     }
     // The frame is gone (556-557). OSR code's deoptimized frame continues the interpreter frame
     // that called the OSR code, whose invocation ends with that frame.

@@ -73,7 +73,9 @@ impl Isa {
     }
 }
 
-fn build_model(isa: Isa, out_dir: &Path) -> PathBuf {
+/// Builds the model for `isa` into `out_dir`; `shadow` (an include directory searched first) can
+/// replace a header of the series (the mutants below).
+fn build_model(isa: Isa, out_dir: &Path, shadow: Option<&Path>) -> PathBuf {
     let root = repo_root();
     let cpp = Path::new(env!("CARGO_MANIFEST_DIR")).join("cpp");
     let exe = out_dir.join(format!("hubble-deopt-model-{}", isa.art_name()));
@@ -91,6 +93,7 @@ fn build_model(isa: Isa, out_dir: &Path) -> PathBuf {
         ))
         // The stand-ins for ART's headers first, then the series' files, as ART includes them
         // ("runtime/hubble/..." from the driver, "hubble/..." inside trace_hooks.h).
+        .args(shadow.map(|d| format!("-I{}", d.display())))
         .arg("-I")
         .arg(cpp.join("art-model"))
         .arg("-I")
@@ -113,7 +116,9 @@ fn model(isa: Isa) -> &'static PathBuf {
     static EXES: OnceLock<HashMap<Isa, PathBuf>> = OnceLock::new();
     &EXES.get_or_init(|| {
         let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-        ISAS.iter().map(|&i| (i, build_model(i, &dir))).collect()
+        ISAS.iter()
+            .map(|&i| (i, build_model(i, &dir, None)))
+            .collect()
     })[&isa]
 }
 
@@ -136,8 +141,8 @@ struct Run {
     records: Vec<Record>,
 }
 
-fn run_model(isa: Isa, program: &str) -> Run {
-    let mut child = Command::new(model(isa))
+fn run_model(exe: &Path, isa: Isa, program: &str) -> Run {
+    let mut child = Command::new(exe)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -316,11 +321,11 @@ fn describe(inv: Option<&Live>) -> String {
     }
 }
 
-/// Runs `program` on every ISA; returns the violations by ISA.
-fn check(name: &str, program: &str) -> Vec<String> {
+/// Runs `program` on the models given; returns the violations by ISA.
+fn check(models: &[(Isa, &Path)], name: &str, program: &str) -> Vec<String> {
     let mut failures = Vec::new();
-    for isa in ISAS {
-        let run = run_model(isa, program);
+    for &(isa, exe) in models {
+        let run = run_model(exe, isa, program);
         let errors = violations(&run);
         if !errors.is_empty() {
             failures.push(format!(
@@ -333,11 +338,16 @@ fn check(name: &str, program: &str) -> Vec<String> {
     failures
 }
 
-fn assert_balanced(cases: &[(String, String)]) {
-    let failures: Vec<String> = cases
+fn failures(models: &[(Isa, &Path)], cases: &[(String, String)]) -> Vec<String> {
+    cases
         .iter()
-        .flat_map(|(name, program)| check(name, program))
-        .collect();
+        .flat_map(|(name, program)| check(models, name, program))
+        .collect()
+}
+
+fn assert_balanced(cases: &[(String, String)]) {
+    let models: Vec<(Isa, &Path)> = ISAS.iter().map(|&i| (i, model(i).as_path())).collect();
+    let failures = failures(&models, cases);
     assert!(
         failures.is_empty(),
         "{} failures:\n{}",
@@ -357,8 +367,7 @@ const KINDS: [(char, &str); 4] = [
 /// nterp as the second kind of interpreted frame), each returning normally, with an exception
 /// the caller catches (natives do not catch) and with one that goes through the caller. Method
 /// 0 is the switch-interpreted root, which catches whatever reaches it.
-#[test]
-fn transitions_are_balanced() {
+fn transition_cases() -> Vec<(String, String)> {
     let mut cases = Vec::new();
     for (caller, caller_name) in KINDS {
         for (callee, callee_name) in KINDS {
@@ -382,7 +391,12 @@ fn transitions_are_balanced() {
             ));
         }
     }
-    assert_balanced(&cases);
+    cases
+}
+
+#[test]
+fn transitions_are_balanced() {
+    assert_balanced(&transition_cases());
 }
 
 /// Defect 1 of A.5: `EnterInterpreterFromDeoptimize` with an exception pending drops a frame that
@@ -390,8 +404,7 @@ fn transitions_are_balanced() {
 /// deoptimized compiled or nterp frame was never written. Here the debugger forces the
 /// interpreter for an exception (thread.cc 3921-3939: the fragment is deoptimized with the
 /// exception pending), or a frame deoptimized earlier throws after it resumed.
-#[test]
-fn deoptimized_frames_with_a_pending_exception_and_no_handler_get_their_exit() {
+fn dropped_frame_cases() -> Vec<(String, String)> {
     let mut cases = Vec::new();
     for (caller, caller_name) in KINDS.iter().filter(|k| k.0 == 'n' || k.0 == 'c') {
         for (callee, callee_name) in KINDS.iter().filter(|k| k.0 == 'n' || k.0 == 'c') {
@@ -420,7 +433,12 @@ fn deoptimized_frames_with_a_pending_exception_and_no_handler_get_their_exit() {
         "three compiled frames, forced-interpreter throw caught by the outermost".into(),
         "m 0 s C c1\nm 1 c C c2 c4\nm 2 c - c3\nm 3 n - T\nm 4 c -\nrun 0\n".into(),
     ));
-    assert_balanced(&cases);
+    cases
+}
+
+#[test]
+fn deoptimized_frames_with_a_pending_exception_and_no_handler_get_their_exit() {
+    assert_balanced(&dropped_frame_cases());
 }
 
 /// Defect 2 of A.5: a deoptimized inlined callee never wrote its entry (inlined methods are not
@@ -428,9 +446,8 @@ fn deoptimized_frames_with_a_pending_exception_and_no_handler_get_their_exit() {
 /// (interpreter_switch_impl-inl.h 226-250 → jit.cc 548-611), and the OSR code's HTraceExit (or,
 /// where compiled code does not trace, the interpreter's exit after 0020 cleared the
 /// deoptimizer's mark) wrote an exit without an entry.
-#[test]
-fn deoptimized_frames_that_are_osred_are_balanced() {
-    let cases: Vec<(String, String)> = [
+fn osr_cases() -> Vec<(String, String)> {
+    [
         (
             "inlined callee deoptimized, then OSR'd",
             "m 0 s C c1\nm 1 c - i2 c3\nm 2 c O d o c3\nm 3 c -\nrun 0\n",
@@ -462,8 +479,12 @@ fn deoptimized_frames_that_are_osred_are_balanced() {
     ]
     .iter()
     .map(|(n, p)| (n.to_string(), p.to_string()))
-    .collect();
-    assert_balanced(&cases);
+    .collect()
+}
+
+#[test]
+fn deoptimized_frames_that_are_osred_are_balanced() {
+    assert_balanced(&osr_cases());
 }
 
 /// xorshift64*: deterministic, no dependency.
@@ -499,14 +520,14 @@ fn random_program(rng: &mut Rng) -> String {
         if i == 0 || rng.below(3) == 0 {
             flags.push('C');
         }
-        if rng.below(3) == 0 {
+        if rng.below(2) == 0 {
             flags.push('O');
         }
         if flags.is_empty() {
             flags.push('-');
         }
         let mut ops = Vec::new();
-        for _ in 0..rng.below(5) {
+        for _ in 0..rng.below(7) {
             let op = match rng.below(10) {
                 0..=4 if i + 1 < n => {
                     let target = i + 1 + rng.below((n - i - 1) as u64) as usize;
@@ -529,13 +550,71 @@ fn random_program(rng: &mut Rng) -> String {
     text + "run 0\n"
 }
 
+fn random_cases() -> Vec<(String, String)> {
+    let mut rng = Rng(0x0a5d_e0b7);
+    (0..300)
+        .map(|i| (format!("random program {i}"), random_program(&mut rng)))
+        .collect()
+}
+
 #[test]
 fn random_programs_are_balanced() {
-    let mut rng = Rng(0x0a5d_e0b7);
-    let cases: Vec<(String, String)> = (0..300)
-        .map(|i| (format!("random program {i}"), random_program(&mut rng)))
-        .collect();
-    assert_balanced(&cases);
+    assert_balanced(&random_cases());
+}
+
+/// The checks can fail: trace_hooks.h with either half of A.5's fix undone (or the OSR line 0020
+/// had before it) is caught, by the hand-written cases and by the random programs alike.
+#[test]
+fn mutated_hooks_are_detected() {
+    let header =
+        std::fs::read_to_string(repo_root().join("art-patches/files/runtime/hubble/trace_hooks.h"))
+            .unwrap();
+    let mutants = [
+        (
+            "dropped-frame-no-exit",
+            "  TraceInterpretedExit(self, frame);\n}\n\nconstexpr tp::Isa ToHubbleIsa",
+            "  (void)self;\n  (void)frame;\n}\n\nconstexpr tp::Isa ToHubbleIsa",
+        ),
+        (
+            "osr-no-entry",
+            "      TraceEntry(self, frame->GetMethod());",
+            "      (void)self;",
+        ),
+        (
+            "osr-mark-as-0020-had-it",
+            "  if (ART_HUBBLE_TRACING && kCompiledCodeTraced) {\n    if (frame->GetHubbleNoExitRecord()) {",
+            "  frame->SetHubbleNoExitRecord(kCompiledCodeTraced);\n  if (false) {\n    if (frame->GetHubbleNoExitRecord()) {",
+        ),
+    ];
+    let isas = [Isa::Arm64, Isa::X86_64];
+    for (name, from, to) in mutants {
+        assert!(
+            header.contains(from),
+            "mutant {name}: pattern not in trace_hooks.h"
+        );
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("deopt-mutant-{name}"));
+        std::fs::create_dir_all(dir.join("runtime/hubble")).unwrap();
+        std::fs::write(
+            dir.join("runtime/hubble/trace_hooks.h"),
+            header.replacen(from, to, 1),
+        )
+        .unwrap();
+        let exes: Vec<(Isa, PathBuf)> = isas
+            .iter()
+            .map(|&i| (i, build_model(i, &dir, Some(&dir))))
+            .collect();
+        let models: Vec<(Isa, &Path)> = exes.iter().map(|(i, e)| (*i, e.as_path())).collect();
+        let mut hand_written = dropped_frame_cases();
+        hand_written.extend(osr_cases());
+        assert!(
+            !failures(&models, &hand_written).is_empty(),
+            "mutant {name} passes the hand-written cases"
+        );
+        assert!(
+            !failures(&models, &random_cases()).is_empty(),
+            "mutant {name} passes the random programs"
+        );
+    }
 }
 
 /// The model calls the hooks where the patches do: each line of `cpp/deopt_model.cc` marked

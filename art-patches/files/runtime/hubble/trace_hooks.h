@@ -71,6 +71,14 @@ ALWAYS_INLINE inline void TraceInterpretedExit(Thread* self, const ShadowFrame& 
   }
 }
 
+// EnterInterpreterFromDeoptimize drops a deoptimized frame without running it again: an exception
+// is pending and the frame has no handler for it, so Execute, which writes the exit of every frame
+// it runs, is not called. The frame's exit, if its entry was traced (compiled code or nterp wrote
+// it before the frame was deoptimized), as Execute would have written it.
+ALWAYS_INLINE inline void TraceDeoptimizedFrameUnwound(Thread* self, const ShadowFrame& frame) {
+  TraceInterpretedExit(self, frame);
+}
+
 constexpr tp::Isa ToHubbleIsa(InstructionSet isa) {
   switch (isa) {
     case InstructionSet::kArm64:
@@ -100,6 +108,24 @@ ALWAYS_INLINE inline void TraceNterpFrameReplacedByOsr(Thread* self) {
 // Whether compiled code of this process writes trace points (OSR: whether the OSR code traced
 // the exit of the frame it took over).
 constexpr bool kCompiledCodeTraced = tp::CompiledCodeTraced(kHubbleIsa);
+
+// OSR code is about to finish a switch-interpreter frame (jit.cc MaybeDoOnStackReplacement, once
+// it has OSR code for the frame's dex pc; the frame is not OSR'd again after that). Where compiled
+// code traces, the OSR code writes that frame's exit: its HTraceExit at the return, the unwinder's
+// exit if an exception leaves it, the interpreter's if it deoptimizes again. So the interpreter
+// must not write it too, and a frame whose entry was never traced (a deoptimized inlined callee:
+// inlined methods are not traced) gets its entry now, from where the OSR code takes over, so that
+// the exit closes an entry of the same method rather than its caller's. Where compiled code does
+// not trace, the OSR code writes nothing and the frame's mark is left as the deoptimizer or the
+// interpreter set it: the interpreter writes the exit if and only if the entry was traced.
+ALWAYS_INLINE inline void TraceOsrTakesOver(Thread* self, ShadowFrame* frame) {
+  if (ART_HUBBLE_TRACING && kCompiledCodeTraced) {
+    if (frame->GetHubbleNoExitRecord()) {
+      TraceEntry(self, frame->GetMethod());
+    }
+    frame->SetHubbleNoExitRecord(true);
+  }
+}
 
 // Whether the quick frame being visited (compiled code or nterp; `header` may be null for a
 // frame without one) wrote its entry: then whoever pops it writes its exit.

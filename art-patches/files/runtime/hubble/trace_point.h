@@ -5,10 +5,10 @@
  * It is the traced-side algorithm of docs/architecture.md ("The traced side"), line for line
  * the same as the hand-written A64/T32 sequences of art/compiler/optimizing/hubble/ and the
  * nterp macros (runtime/hubble/nterp_*.S), writing the same slots
- * (hubble_format::RingWriter is the reference; tests/host/interp-replay checks slot for slot).
+ * (hubble_format::RingWriter is the reference; rust/harness/interp-replay checks slot for slot).
  *
  * This header depends on nothing from ART (only <cstdint>/<atomic>) so that the very same code
- * compiles on the host against a fake per-thread block (rust/interp-replay). The ART glue that
+ * compiles on the host against a fake per-thread block (rust/harness/interp-replay). The ART glue that
  * finds the block inside art::Thread is runtime/hubble/interpreter_hooks.h.
  *
  * Memory order (docs/protocol.md, Hubble §6):
@@ -173,7 +173,7 @@ inline uint64_t ReadCounter() { return GenericTimer::Read(); }
 // Which code writes its own trace points, per ISA: compiled code and compiled JNI stubs where
 // the compiler has emitters (0012, 0013, 0025: arm64 and arm; 0014 accepts the nodes on x86 and
 // x86_64 and emits nothing), nterp where its macros are patched in (0023: arm64ng, armng,
-// x86_64ng, x86ng; rust/interp-replay holds this against the series). The C++ paths that write
+// x86_64ng, x86ng; rust/harness/interp-replay holds this against the series). The C++ paths that write
 // an exit for a frame they did not enter (the unwinder, a deoptimized frame's interpreter exit,
 // OSR) ask here, so that no ISA gets an exit without an entry (issue 20 A.7).
 enum class Isa { kArm, kArm64, kX86, kX86_64, kRiscv64 };

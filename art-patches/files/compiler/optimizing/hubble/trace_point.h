@@ -2,7 +2,7 @@
  * Hubble for AOSP: what every trace-point emitter shares (docs/architecture.md, docs/hot-path.md).
  *
  * This header depends on nothing from ART so that the same emitter sources compile inside ART
- * and on a host against Debian's libvixl-dev (rust/hotpath-emu).
+ * and on a host against Debian's libvixl-dev (rust/harness/hotpath-emu).
  */
 #ifndef ART_COMPILER_OPTIMIZING_HUBBLE_TRACE_POINT_H_
 #define ART_COMPILER_OPTIMIZING_HUBBLE_TRACE_POINT_H_

@@ -4,7 +4,7 @@
  * Two halves: EmitTracePointArm64 emits the inline part at the trace point;
  * EmitTracePointOutOfLineArm64 emits the rare part (two-slot entry, wrap, stop) wherever the
  * caller keeps out-of-line code (ART: a SlowPathCode). Only VIXL is used, so the same source
- * builds in ART and on the host (rust/hotpath-emu).
+ * builds in ART and on the host (rust/harness/hotpath-emu).
  */
 #ifndef ART_COMPILER_OPTIMIZING_HUBBLE_TRACE_POINT_ARM64_H_
 #define ART_COMPILER_OPTIMIZING_HUBBLE_TRACE_POINT_ARM64_H_

@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 
 /// Repository root (two levels above this crate).
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..")
 }
 
 /// Compiles the driver once per test binary run into `OUT`; returns its path.

@@ -17,7 +17,7 @@ const FIELDS: [&str; 5] = [
 
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
-    let repo = manifest.join("../..");
+    let repo = manifest.join("../../..");
     let emitters = repo.join("art-patches/files/compiler/optimizing/hubble");
     let driver = manifest.join("cpp/driver.cc");
 

@@ -1,9 +1,12 @@
 //! Folded stacks (`a;b;c <self ns>`, Brendan Gregg's format) and flame-graph SVG (inferno).
 //!
-//! Each step attributes the time since the previous step of the same thread to the stack that
-//! was current (self time); time with no frame open is not attributed. With more than one
-//! input, every stack is rooted at its thread (`<thread name> (tid N)`). Stacks are kept in a
-//! prefix tree, so memory is one node per distinct call path, never per event.
+//! Each step attributes the ticks since the previous step of the same thread to the stack that
+//! was current (self time); time with no frame open is not attributed. A path's ticks are added
+//! up over the thread and converted to ns once, so its value is the self time of its frames as
+//! `hubble top` and `chains` compute it (⌊ticks · 10⁹ / hz⌋), not a sum of per-step roundings.
+//! With more than one input, every stack is rooted at its thread (`<thread name> (tid N)`).
+//! Stacks are kept in a prefix tree, so memory is one node per distinct call path, never per
+//! event.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -17,6 +20,10 @@ struct Trie {
     children: HashMap<(u32, u32), u32>,
     /// Per node: parent, name, self time in ns.
     nodes: Vec<(u32, u32, u64)>,
+    /// Per node: self ticks of the current input, not yet converted.
+    ticks: Vec<u64>,
+    /// The nodes with ticks in the current input.
+    touched: Vec<u32>,
     names: Vec<String>,
     name_ids: HashMap<String, u32>,
 }
@@ -37,8 +44,23 @@ impl Trie {
         let id = *self.children.entry((parent, name)).or_insert(next);
         if id == next {
             self.nodes.push((parent, name, 0));
+            self.ticks.push(0);
         }
         id
+    }
+    fn charge(&mut self, node: u32, ticks: u64) {
+        let t = &mut self.ticks[node as usize];
+        if *t == 0 && ticks > 0 {
+            self.touched.push(node);
+        }
+        *t += ticks;
+    }
+    /// Converts the current input's ticks to ns, once per node.
+    fn settle(&mut self, clock: &crate::clock::WallClock) {
+        for node in self.touched.drain(..) {
+            let ticks = std::mem::take(&mut self.ticks[node as usize]);
+            self.nodes[node as usize].2 += clock.ticks_to_ns(ticks) as u64;
+        }
     }
 }
 
@@ -49,6 +71,8 @@ pub fn folded_lines(inputs: &[Input<'_>]) -> Result<Vec<String>> {
     let mut trie = Trie {
         children: HashMap::new(),
         nodes: vec![(0, u32::MAX, 0)],
+        ticks: vec![0],
+        touched: Vec::new(),
         names: Vec::new(),
         name_ids: HashMap::new(),
     };
@@ -68,7 +92,7 @@ pub fn folded_lines(inputs: &[Input<'_>]) -> Result<Vec<String>> {
             if let Some(prev) = previous {
                 let top = *stack.last().expect("base");
                 if top != base {
-                    trie.nodes[top as usize].2 += p.clock.ticks_to_ns(counter - prev) as u64;
+                    trie.charge(top, counter - prev);
                 }
             }
             previous = Some(counter);
@@ -93,6 +117,7 @@ pub fn folded_lines(inputs: &[Input<'_>]) -> Result<Vec<String>> {
                 }
             }
         }
+        trie.settle(&p.clock);
     }
     let mut lines = Vec::new();
     for (index, &(_, _, value)) in trie.nodes.iter().enumerate().skip(1) {

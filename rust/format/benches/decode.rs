@@ -89,6 +89,44 @@ fn bench(c: &mut Criterion) {
             black_box(n)
         })
     });
+    // A file of a thread that idled now and then: 64 anchors across the window (bounds that
+    // never lower the clock, so the events are the same), to price the walk's stops at them.
+    let anchors: Vec<hubble_format::TimeAnchor> = (0..64u64)
+        .map(|i| hubble_format::TimeAnchor {
+            slots_after: i * (SLOTS as u64 / 64) + 1,
+            bound: u64::MAX - i,
+        })
+        .collect();
+    let anchored = hubble_format::TimeBase {
+        reference,
+        anchors: &anchors,
+    };
+    let mut buffer = Some(Vec::new());
+    group.bench_function("decode-events-reused-buffer-64-anchors", |b| {
+        b.iter(|| {
+            let decoded = hubble_format::decode_events_into(
+                &ring.view(),
+                Mode::Bits64,
+                anchored,
+                buffer.take().expect("buffer"),
+            )
+            .expect("decodes");
+            let n = decoded.events.len();
+            buffer = Some(decoded.events);
+            black_box(n)
+        })
+    });
+    group.bench_function("iterate-events-streaming-64-anchors", |b| {
+        b.iter(|| {
+            let mut acc = 0u64;
+            for event in hubble_format::EventIter::new(&ring.view(), Mode::Bits64, anchored)
+                .expect("decodes")
+            {
+                acc = acc.wrapping_add(event.counter);
+            }
+            black_box(acc)
+        })
+    });
     group.bench_function("iterate-events-streaming", |b| {
         b.iter(|| {
             let mut acc = 0u64;

@@ -2,7 +2,7 @@
 
 use alloc::vec::Vec;
 
-use crate::ring::{self, DecodeError, RingView, WindowStart};
+use crate::ring::{self, DecodeError, RingView, Walked, WindowStart};
 use crate::slot::Mode;
 use crate::time::{self, TimeBase, TimeError};
 
@@ -88,13 +88,15 @@ pub fn decode_events_into<'t>(
     // Backwards, like Fig. 3: the walk and the timestamp recovery share one pass; one reverse
     // at the end is cheaper than the forward iterator's look-ahead per slot.
     let mut clock = time::BackwardClock::new(time.reference);
-    let mut anchors = time::Anchors::new(time.anchors);
     let mut failed_at = None;
-    let summary = ring::walk_back_aged(view, mode, |record, newer| {
+    let summary = ring::walk_back_anchored(view, mode, time.anchors, |step| {
+        let record = match step {
+            Walked::Record(record) => record,
+            Walked::Anchor(i) => return clock.clamp(time.anchors[i].bound),
+        };
         if failed_at.is_some() {
             return;
         }
-        anchors.reach(newer, &mut clock, |_, _| {});
         let Some(counter) = clock.step(record.ts()) else {
             failed_at = Some(events.len());
             return;
@@ -226,14 +228,20 @@ impl<'a> EventIter<'a> {
         let time = time.into();
         let reference = time.reference;
         let mut clock = time::BackwardClock::new(reference);
-        let mut anchors = time::Anchors::new(time.anchors);
         let mut crossed = Vec::new();
         let mut count = 0usize;
         let mut failed_at = None;
-        let summary = ring::walk_back_aged(view, mode, |record, newer| {
-            anchors.reach(newer, &mut clock, |a, after| {
-                crossed.push((a.slots_after, after))
-            });
+        let summary = ring::walk_back_anchored(view, mode, time.anchors, |step| {
+            let record = match step {
+                Walked::Record(record) => record,
+                Walked::Anchor(i) => {
+                    // The full time of the oldest record after the anchor (or the reference):
+                    // where the forward pass restarts.
+                    let anchor = time.anchors[i];
+                    crossed.push((anchor.slots_after, clock.value()));
+                    return clock.clamp(anchor.bound);
+                }
+            };
             // Only the first failure matters (the result is then an error); the walk goes on
             // to count the records, which the error's index needs.
             if failed_at.is_none() && clock.step(record.ts()).is_none() {
@@ -309,21 +317,18 @@ impl<'a> EventIter<'a> {
         self.next = 0;
         let mut stop = (self.pos + BATCH).min(self.end);
         // A batch ends at the next reset, so the tight loop below never has to look for one.
-        if let Some(&(at, value)) = self.resets.get(self.next_reset) {
-            if at == self.pos {
-                // The first step from here lands on `value` (its upper half, a low half no
-                // larger than any timestamp), whatever went before.
-                self.clock = ForwardClock {
-                    upper: value >> 32,
-                    low: 0,
-                };
-                self.next_reset += 1;
-                if let Some(&(next, _)) = self.resets.get(self.next_reset) {
-                    stop = stop.min(next);
-                }
-            } else {
+        while let Some(&(at, value)) = self.resets.get(self.next_reset) {
+            if at > self.pos {
                 stop = stop.min(at);
+                break;
             }
+            // The first step from here lands on `value` (its upper half, a low half no larger
+            // than any timestamp), whatever went before.
+            self.clock = ForwardClock {
+                upper: value >> 32,
+                low: 0,
+            };
+            self.next_reset += 1;
         }
         while self.pos < stop {
             let (piece, base) = if self.pos < self.older.len() {

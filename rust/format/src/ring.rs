@@ -9,6 +9,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use crate::slot::{self, BadMethod, Mode, Record, SLOT_BYTES};
+use crate::time::TimeAnchor;
 
 /// A ring written exactly as the traced thread writes it.
 #[derive(Clone, Debug)]
@@ -281,16 +282,32 @@ pub fn walk_back(
     mode: Mode,
     mut visit: impl FnMut(Record),
 ) -> Result<WalkSummary, DecodeError> {
-    walk_back_aged(view, mode, |record, _| visit(record))
+    walk_back_anchored(view, mode, &[], |step| {
+        if let Walked::Record(record) = step {
+            visit(record)
+        }
+    })
 }
 
-/// [`walk_back`], handing `visit` with each record the number of the window's slots after it
-/// (0 for the newest record; pads count): where the record lies, for
-/// [`TimeAnchor`](crate::time::TimeAnchor)s.
-pub fn walk_back_aged(
+/// What [`walk_back_anchored`] hands its visitor, in walk order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Walked {
+    /// The next record back.
+    Record(Record),
+    /// The walk has passed `anchors[i]`: every record from here on lies wholly before it (its
+    /// newest slot has at least `slots_after` slots of the window after it).
+    Anchor(usize),
+}
+
+/// [`walk_back`] that also reports where it passes the `anchors` (sorted by `slots_after`
+/// ascending, as a file keeps them). The hot loop stops at the next anchor instead of testing
+/// each record, so a walk with a few anchors costs what one without does.
+#[inline]
+pub fn walk_back_anchored(
     view: &RingView<'_>,
     mode: Mode,
-    mut visit: impl FnMut(Record, usize),
+    anchors: &[TimeAnchor],
+    mut visit: impl FnMut(Walked),
 ) -> Result<WalkSummary, DecodeError> {
     let (older, newer) = view.pieces();
     // Index i counts back from the newest slot over the two pieces (no modulo): slot(i) =
@@ -313,7 +330,15 @@ pub fn walk_back_aged(
         slots_used: 0,
     };
     let mut age = 0;
+    let mut next_anchor = 0;
     while age < valid {
+        while anchors
+            .get(next_anchor)
+            .is_some_and(|a| a.slots_after <= age as u64)
+        {
+            visit(Walked::Anchor(next_anchor));
+            next_anchor += 1;
+        }
         // The hot loop runs over one contiguous piece, newest slot first: choosing
         // the piece and computing the ring index for every slot (as `slot` does) cost most of
         // the walk's instructions. Entries and exits share one path (an exit is "method 0"), so
@@ -330,32 +355,36 @@ pub fn walk_back_aged(
         // the same piece and well formed is decoded here too: in 64-bit mode every entry of a
         // method above 4 GiB is one, and leaving the loop for each made the walk ~30% slower.
         let mut k = top;
-        while k > 0 {
+        // The record ending at piece[k - 1] has `age + top - k` slots after it: the loop stops
+        // where that reaches the next anchor.
+        let k_cut = anchors.get(next_anchor).map_or(0, |a| {
+            (age + top).saturating_sub(usize::try_from(a.slots_after).unwrap_or(usize::MAX))
+        });
+        while k > k_cut {
             let (hi, lo) = slot::unpack(piece[k - 1]);
             if lo.wrapping_sub(slot::WIDE_ENTRY) <= slot::START - slot::WIDE_ENTRY {
                 if lo == slot::WIDE_ENTRY && mode == Mode::Bits64 && k >= 2 {
                     let pointer = piece[k - 2];
                     if pointer >> 32 != 0 && pointer as u32 != slot::WIDE_ENTRY {
-                        visit(
-                            Record::Entry {
-                                method: pointer,
-                                ts: hi,
-                            },
-                            age + (top - k),
-                        );
+                        visit(Walked::Record(Record::Entry {
+                            method: pointer,
+                            ts: hi,
+                        }));
                         k -= 2;
                         continue;
                     }
                 }
                 break;
             }
-            visit(Record::from_code(hi, u64::from(lo)), age + (top - k));
+            visit(Walked::Record(Record::from_code(hi, u64::from(lo))));
             k -= 1;
         }
         let run = top - k;
         age += run;
-        if k == 0 {
-            // The piece is done: on to the older one (or the end of the window).
+        if k <= k_cut {
+            // The piece is done, or an anchor is reached (or passed: a two-slot entry may
+            // straddle it, and counts as after it): on to the older piece (or the end of the
+            // window), or the anchor first.
             continue;
         }
         let (value, index) = slot(age);
@@ -379,13 +408,10 @@ pub fn walk_back_aged(
                         pointer,
                     });
                 }
-                visit(
-                    Record::Entry {
-                        method: pointer,
-                        ts: hi,
-                    },
-                    age,
-                );
+                visit(Walked::Record(Record::Entry {
+                    method: pointer,
+                    ts: hi,
+                }));
                 age += 2;
             }
             slot::PAD => {
@@ -393,7 +419,7 @@ pub fn walk_back_aged(
                 age += 1;
             }
             _ => {
-                visit(Record::Start { ts: hi }, age);
+                visit(Walked::Record(Record::Start { ts: hi }));
                 summary.start = WindowStart::StartRecord;
                 age += 1;
                 break;

@@ -136,49 +136,6 @@ impl From<u64> for TimeBase<'static> {
     }
 }
 
-/// The walk's view of the anchors: [`Anchors::reach`] lowers the clock at every anchor a
-/// record lies behind. One comparison per record while no anchor is near.
-#[derive(Clone, Debug)]
-pub(crate) struct Anchors<'a> {
-    rest: &'a [TimeAnchor],
-    /// `slots_after` of the next anchor (`u64::MAX`: none left).
-    next: u64,
-}
-
-impl<'a> Anchors<'a> {
-    pub(crate) fn new(anchors: &'a [TimeAnchor]) -> Anchors<'a> {
-        Anchors {
-            rest: anchors,
-            next: anchors.first().map_or(u64::MAX, |a| a.slots_after),
-        }
-    }
-
-    /// Before stepping to a record that has `newer` slots of the window after it: clamps
-    /// `clock` at every anchor the record lies behind and hands each such anchor, with the
-    /// clock's value before the clamp (the full time of the oldest record after the anchor, or
-    /// the reference), to `crossed`.
-    #[inline(always)]
-    pub(crate) fn reach(
-        &mut self,
-        newer: usize,
-        clock: &mut BackwardClock,
-        mut crossed: impl FnMut(&TimeAnchor, u64),
-    ) {
-        if (newer as u64) < self.next {
-            return;
-        }
-        while let Some((a, rest)) = self.rest.split_first() {
-            if a.slots_after > newer as u64 {
-                break;
-            }
-            crossed(a, clock.value());
-            clock.clamp(a.bound);
-            self.rest = rest;
-        }
-        self.next = self.rest.first().map_or(u64::MAX, |a| a.slots_after);
-    }
-}
-
 /// Full 64-bit timer values for `records` (oldest first), given the full counter read at flush.
 pub fn recover_timestamps(records: &[Record], reference: u64) -> Result<Vec<u64>, TimeError> {
     let mut out = alloc::vec![0u64; records.len()];

@@ -179,3 +179,54 @@ fn an_anchor_only_ever_lowers_the_clock_to_a_valid_bound() {
         [(1 << 32) + 4_000, (1 << 32) + 5_000, (1 << 32) + 6_000]
     );
 }
+
+#[test]
+fn an_anchor_anywhere_changes_nothing_but_the_clock() {
+    // Anchors that never lower the clock, at every position of a wrapped window with two-slot
+    // entries, pads and a start record: inside a record, at a pad, past the window. The walk
+    // stops at each; the records and their times must be exactly those of the bare walk.
+    for (mode, slots) in [(Mode::Bits64, 61usize), (Mode::Bits32, 40)] {
+        let mut ring = RingWriter::new(mode, slots);
+        ring.start(3);
+        let mut t = 3u32;
+        for i in 0..70u64 {
+            t += 11;
+            let wide = mode == Mode::Bits64 && i % 3 == 0;
+            ring.entry(
+                if wide {
+                    0x7f00_0000_0000 + 8 * i
+                } else {
+                    0x1000 + 4 * i
+                },
+                t,
+            )
+            .unwrap();
+            if i % 2 == 1 {
+                t += 5;
+                ring.exit(t);
+            }
+        }
+        let reference = u64::from(t) + 1;
+        let bare = decode_events(&ring.view(), mode, reference).unwrap();
+        let bare_forward: Vec<_> = EventIter::new(&ring.view(), mode, reference)
+            .unwrap()
+            .collect();
+        for at in 0..=slots as u64 + 1 {
+            let anchors = [TimeAnchor {
+                slots_after: at,
+                bound: u64::MAX,
+            }];
+            let time = TimeBase {
+                reference,
+                anchors: &anchors,
+            };
+            assert_eq!(
+                decode_events(&ring.view(), mode, time).unwrap(),
+                bare,
+                "{mode:?}: anchor {at} slots before the end"
+            );
+            let forward: Vec<_> = EventIter::new(&ring.view(), mode, time).unwrap().collect();
+            assert_eq!(forward, bare_forward, "{mode:?}: forward, anchor at {at}");
+        }
+    }
+}

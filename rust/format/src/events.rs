@@ -265,12 +265,11 @@ impl<'a> EventIter<'a> {
         // The first step must land on the oldest counter: its upper half, and a low half no
         // larger than any timestamp.
         let upper = oldest.unwrap_or(reference) >> 32;
-        // Newest first from the walk; slot order for the forward pass. An anchor at the
-        // window's end has no record after it and needs no reset.
+        // Newest first from the walk; slot order for the forward pass. (An anchor at the
+        // window's end resets at `end`, which the forward pass never reaches.)
         let resets = crossed
             .into_iter()
             .rev()
-            .filter(|&(after, _)| after > 0)
             .map(|(after, value)| (end - after as usize, value))
             .collect();
         Ok(EventIter {

@@ -442,7 +442,10 @@ pub fn encode_around<'s>(
     let count = u32::try_from(symbol_count)
         .map_err(|_| invalid("symbol count", "more than 2^32 symbols"))?;
     check_anchors(&h.anchors, window_slots)?;
-    for v in [h.pid, h.tid, count, h.anchors.len() as u32] {
+    // At most one anchor a slot (checked above), so a window's worth fits in a u32 count.
+    let anchor_count = u32::try_from(h.anchors.len())
+        .map_err(|_| invalid("anchor count", "more than 2^32 anchors"))?;
+    for v in [h.pid, h.tid, count, anchor_count] {
         head.extend_from_slice(&v.to_le_bytes());
     }
     // Checks every string's length, so the casts below cannot truncate.
@@ -493,19 +496,9 @@ pub fn encode_around<'s>(
 }
 
 /// Anchors must be what a runtime can produce: positions strictly increasing inside the window
-/// (at most one per slot, so their number is bounded by the window), bounds not increasing
-/// (an older position was seen earlier). A decoder would cope with any, but a file that breaks
-/// this is corrupt, and its count must not drive a long loop.
+/// (so at most one per slot and position), bounds not increasing (an older position was seen
+/// earlier). A decoder would cope with any, but a file that breaks this is corrupt.
 fn check_anchors(anchors: &[TimeAnchor], window_slots: usize) -> Result<(), FileError> {
-    if anchors.len() > window_slots + 1 {
-        return Err(invalid(
-            "anchor count",
-            alloc::format!(
-                "{} anchors for a window of {window_slots} slots",
-                anchors.len()
-            ),
-        ));
-    }
     for (i, a) in anchors.iter().enumerate() {
         if a.slots_after > window_slots as u64 {
             return Err(invalid(
@@ -704,9 +697,6 @@ impl Head {
         }
         let symbols = BTreeMap::from_iter(symbols);
         let mut header = self.header;
-        header
-            .anchors
-            .reserve(self.anchor_count.min(tail.len() / 16));
         for _ in 0..self.anchor_count {
             header.anchors.push(TimeAnchor {
                 slots_after: r.u64("the anchors")?,

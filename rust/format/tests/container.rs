@@ -328,6 +328,33 @@ fn anchors_that_no_runtime_writes_are_refused_both_ways() {
     }
 }
 
+#[test]
+fn an_anchor_at_every_slot_is_the_most_a_file_holds() {
+    // One anchor per position, 0 (the window's end) to the window's length (its start): valid,
+    // and the most there can be; a header that counts one more is corrupt, said before the
+    // anchors are read.
+    let mut file = sample();
+    let n = file.window.len() as u64;
+    file.header.anchors = (0..=n)
+        .map(|i| TimeAnchor {
+            slots_after: i,
+            bound: 100 - i,
+        })
+        .collect();
+    let bytes = file.to_bytes().unwrap();
+    assert_eq!(TraceFile::parse(&bytes).unwrap(), file);
+    let mut bad = bytes[..bytes.len() - 4].to_vec();
+    bad[76..80].copy_from_slice(&(n as u32 + 2).to_le_bytes());
+    bad.extend_from_slice(&0u64.to_le_bytes());
+    bad.extend_from_slice(&0u64.to_le_bytes());
+    let crc = crc32(&bad);
+    bad.extend_from_slice(&crc.to_le_bytes());
+    match TraceFile::parse(&bad) {
+        Err(FileError::Invalid { field, .. }) => assert_eq!(field, "anchor count"),
+        other => panic!("{n} + 2 anchors read as {other:?}"),
+    }
+}
+
 fn crc32(data: &[u8]) -> u32 {
     let mut crc = !0u32;
     for &byte in data {

@@ -156,6 +156,27 @@ fn corrupt_rings_are_errors_not_guesses() {
     assert!(RingView::new(&narrow_wide, 24, None).is_err());
     assert!(RingView::new(&narrow_wide, 8, Some(4)).is_err());
     assert!(RingView::new(&[], 0, None).is_err());
+    // A two-slot entry's pointer slot that itself reads as a marker (low half 1) is no pointer
+    // any writer stores: an error, in the walk's fast loop (an exit before it) as in its slow
+    // path (the marker first in the window).
+    for slots in [
+        vec![
+            0x0000_7f00_0000_0001u64,
+            0x0000_0002_0000_0001,
+            0x0000_0003_0000_0000,
+        ],
+        vec![0x0000_7f00_0000_0001u64, 0x0000_0002_0000_0001],
+    ] {
+        let view = RingView::new(&slots, 8 * slots.len() as u64, None).unwrap();
+        assert!(
+            matches!(
+                decode(&view, Mode::Bits64),
+                Err(hubble_format::DecodeError::NarrowPointerInWideEntry { .. })
+            ),
+            "{slots:x?}: {:?}",
+            decode(&view, Mode::Bits64)
+        );
+    }
 }
 
 #[test]

@@ -84,9 +84,7 @@ impl BackwardClock {
     /// is less than 2^32 ticks after the record.
     #[inline]
     pub fn clamp(&mut self, bound: u64) {
-        if bound < self.value() {
-            *self = BackwardClock::new(bound);
-        }
+        *self = BackwardClock::new(self.value().min(bound));
     }
 
     /// The full value of `ts`, the record just before the previous one (or the reference);

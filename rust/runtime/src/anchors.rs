@@ -136,14 +136,10 @@ impl Anchors {
         out
     }
 
-    /// Anchors kept (for tests and logs).
-    pub fn len(&self) -> usize {
+    /// Anchors kept (for tests).
+    #[cfg(test)]
+    fn len(&self) -> usize {
         self.list.len()
-    }
-
-    /// Whether none is kept.
-    pub fn is_empty(&self) -> bool {
-        self.list.is_empty()
     }
 }
 
@@ -194,5 +190,28 @@ mod tests {
                 bound: 905
             }]
         );
+    }
+
+    #[test]
+    fn only_a_cursor_inside_the_ring_is_a_position() {
+        let cells = ring(8);
+        let slots = Slots {
+            base: 0x1000,
+            slots: &cells,
+        };
+        let twice = |cursor: usize| {
+            let mut a = Anchors::default();
+            a.observe(slots, cursor, 100, 5);
+            a.observe(slots, cursor, 200, 5);
+            a.len()
+        };
+        // Tracing off (0), and what no ring position can be.
+        assert_eq!(twice(0), 0);
+        assert_eq!(twice(slots.base - SLOT), 0);
+        assert_eq!(twice(slots.end() + SLOT), 0);
+        // Every position, the first slot to one past the last (a full 32-bit ring) included.
+        for i in 0..=8 {
+            assert_eq!(twice(slots.base + i * SLOT), 1, "slot {i}");
+        }
     }
 }

@@ -624,6 +624,38 @@ fn a_reclaim_that_timed_out_is_completed_on_the_next_tick() {
     assert_eq!(a.block.cursor.load(Ordering::Relaxed), 0);
 }
 
+/// Issue 20 A.4, the reclaim that is called off: the thread that did not answer in time is the
+/// foreground one again by the time it stops, so it keeps its ring, and the tick restarts it
+/// where it stopped (found by cargo-mutants: with `restart_stopped` a no-op every test passed,
+/// and the thread stayed untraced).
+#[test]
+fn a_timed_out_reclaim_of_a_thread_wanted_again_restarts_it_on_the_next_tick() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cfg = config(&tmp.path().join("hubble"));
+    cfg.stop_timeout = std::time::Duration::from_millis(5);
+    cfg.threads = 1;
+    let c = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
+    let (a, b) = (FakeThread::new(), FakeThread::new());
+    c.thread_attached(a.handle(), 1, "a", true);
+    c.thread_attached(b.handle(), 2, "b", false);
+    c.start_tracing().unwrap();
+    a.to_runnable();
+    c.thread_foreground(b.handle());
+    assert!(matches!(c.rebalance(), Err(RuntimeError::StopTimeout(..))));
+    // Before a answers, it is the foreground thread again: b is not wanted any more.
+    c.thread_foreground(a.handle());
+    assert!(!a.exit(1), "a answers the doorbell at its next trace point");
+    c.tick();
+    assert_eq!(c.traced_threads(), vec![a.handle()]);
+    assert_ne!(
+        a.block.cursor.load(Ordering::Relaxed),
+        0,
+        "a stayed untraced after its reclaim was called off"
+    );
+    assert!(a.exit(2), "a records again");
+    assert_eq!(b.block.cursor.load(Ordering::Relaxed), 0);
+}
+
 const RLIMIT_CHILD: &str = "HUBBLE_RLIMIT_CHILD";
 
 /// A full disk without privilege: the flush runs in a child process whose RLIMIT_FSIZE (64 KiB)

@@ -34,6 +34,31 @@ pub fn build_driver(out_dir: &Path, extra_flags: &[&str]) -> PathBuf {
     exe
 }
 
+/// A mutant of one of the ART-free headers (`art-patches/files/runtime/hubble/<file>`): the
+/// header with the first `from` replaced by `to`, written as `<base>/<name>/runtime/hubble/<file>`.
+/// Returns `<base>/<name>`: first on the include path, it shadows the real header, so a test can
+/// show that its checks fail on a broken trace point.
+pub fn mutant_header(base: &Path, name: &str, file: &str, from: &str, to: &str) -> PathBuf {
+    let header = std::fs::read_to_string(
+        repo_root()
+            .join("art-patches/files/runtime/hubble")
+            .join(file),
+    )
+    .unwrap_or_else(|e| panic!("reading {file}: {e}"));
+    assert!(
+        header.contains(from),
+        "mutant {name}: pattern not in {file}"
+    );
+    let dir = base.join(name);
+    std::fs::create_dir_all(dir.join("runtime/hubble")).unwrap();
+    std::fs::write(
+        dir.join("runtime/hubble").join(file),
+        header.replacen(from, to, 1),
+    )
+    .unwrap();
+    dir
+}
+
 /// What the driver printed.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Replay {

@@ -98,7 +98,8 @@ constexpr tp::Isa ToHubbleIsa(InstructionSet isa) {
 constexpr tp::Isa kHubbleIsa = ToHubbleIsa(kRuntimeISA);
 
 // Nterp is about to replace its frame with OSR code (NterpHotMethod returns OsrData): the frame's
-// exit, where that code writes none (tp::NterpOsrEndsFrame; x86_64 until it has an emitter).
+// exit, where that code writes none (tp::NterpOsrEndsFrame: x86 and x86_64 until they have
+// emitters).
 ALWAYS_INLINE inline void TraceNterpFrameReplacedByOsr(Thread* self) {
   if (ART_HUBBLE_TRACING && tp::NterpOsrEndsFrame(kHubbleIsa)) {
     TraceExit(self);

@@ -259,3 +259,128 @@ fn summary_leaks_nothing_but_names_and_durations() {
     );
     assert!(json.contains("<unresolved>"));
 }
+
+// Found by cargo-mutants (docs/tools.md): units, boundaries and helpers no test pinned down.
+
+#[test]
+fn ms_prints_milliseconds_with_three_decimals() {
+    use hubble_analysis::ms;
+    assert_eq!(ms(0), "0.000");
+    assert_eq!(ms(999), "0.000");
+    assert_eq!(ms(1_000), "0.001");
+    assert_eq!(ms(1_234_567), "1.234");
+    assert_eq!(ms(12_000_999_999), "12000.999");
+}
+
+#[test]
+fn signature_durations_take_every_unit_and_errors_name_the_line() {
+    let sigs = parse(
+        "units",
+        "method a min=5ns *x*\nmethod b min=5us *x*\n\nmethod c min=5ms *x*\nmethod d min=1.5s *x*\n",
+    )
+    .unwrap();
+    let mins: Vec<u64> = sigs.iter().map(|s| s.min_ns).collect();
+    assert_eq!(mins, [5, 5_000, 5_000_000, 1_500_000_000]);
+    match parse("bad", "method a *x*\n# a comment\nmethod b min=5m *x*\n") {
+        Err(hubble_analysis::AnalysisError::Signature { file, line, .. }) => {
+            assert_eq!((file.as_str(), line), ("bad", 3));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_frame_exactly_as_long_as_min_counts() {
+    // handmade(): Thread.sleep runs 1 ms and 5 ms.
+    let file = handmade();
+    let input = [Input {
+        file: &file,
+        name: "t",
+    }];
+    let sigs = parse(
+        "s",
+        "method at-min min=5ms *Thread.sleep*\nmethod above min=5000001ns *Thread.sleep*\n",
+    )
+    .unwrap();
+    let got: Vec<u64> = matches(&input, &sigs)
+        .unwrap()
+        .iter()
+        .map(|m| m.count)
+        .collect();
+    assert_eq!(got, [1, 0]);
+}
+
+#[test]
+fn scrub_turns_only_hex_pointers_into_unresolved() {
+    use hubble_analysis::summary::scrub;
+    assert_eq!(scrub("0x7f001234"), "<unresolved>");
+    assert_eq!(scrub("0x"), "0x");
+    assert_eq!(scrub("0xnothex"), "0xnothex");
+    assert_eq!(scrub("void a.B.c()"), "void a.B.c()");
+}
+
+#[test]
+fn the_summary_lists_only_signatures_that_matched() {
+    let file = handmade();
+    let input = [Input {
+        file: &file,
+        name: "t",
+    }];
+    let sigs = parse(
+        "s",
+        "method sleep *Thread.sleep*\nmethod nothing *NoSuchMethod*\n",
+    )
+    .unwrap();
+    let summary = summarize(
+        &input,
+        &sigs,
+        Options {
+            top: 10,
+            chains: 0,
+            chain_window_ns: 1_000_000,
+        },
+    )
+    .unwrap();
+    let names: Vec<&str> = summary
+        .matched
+        .iter()
+        .map(|m| m.signature.as_str())
+        .collect();
+    assert_eq!(names, ["sleep"]);
+}
+
+/// The glob against a recursive matcher that follows its definition (`*` any run, `?` one
+/// character, the rest literal), on every pattern and text over a small alphabet.
+#[test]
+fn glob_equals_its_definition() {
+    use hubble_analysis::signatures::glob;
+    fn reference(p: &[char], t: &[char]) -> bool {
+        match p.split_first() {
+            None => t.is_empty(),
+            Some(('*', rest)) => (0..=t.len()).any(|i| reference(rest, &t[i..])),
+            Some(('?', rest)) => !t.is_empty() && reference(rest, &t[1..]),
+            Some((c, rest)) => t.first() == Some(c) && reference(rest, &t[1..]),
+        }
+    }
+    fn all(alphabet: &[char], max: usize) -> Vec<String> {
+        let mut out = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..max {
+            last = last
+                .iter()
+                .flat_map(|s| alphabet.iter().map(move |c| format!("{s}{c}")))
+                .collect();
+            out.extend(last.iter().cloned());
+        }
+        out
+    }
+    let patterns = all(&['a', 'b', '*', '?'], 5);
+    let texts = all(&['a', 'b'], 6);
+    for p in &patterns {
+        let pc: Vec<char> = p.chars().collect();
+        for t in &texts {
+            let tc: Vec<char> = t.chars().collect();
+            assert_eq!(glob(p, t), reference(&pc, &tc), "glob({p:?}, {t:?})");
+        }
+    }
+}

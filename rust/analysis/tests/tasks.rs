@@ -19,7 +19,9 @@ fn executions_are_named_by_the_longest_callee_and_posts_are_counted() {
     let mut ring = RingWriter::new(Mode::Bits64, 256);
     ring.start(0);
     let mut t = 1;
-    for length in [20_000u32, 1_000] {
+    // Executions of 20 ms, 17 ms, exactly 16 ms and 1 ms (+5 µs of dispatcher each): two are
+    // longer than 16 ms.
+    for length in [20_000u32, 16_995, 15_995, 1_000] {
         ring.entry(0x100, t).unwrap(); // runWorker
         ring.entry(0x200, t + 1).unwrap(); // getTask: short
         ring.exit(t + 3);
@@ -60,15 +62,15 @@ fn executions_are_named_by_the_longest_callee_and_posts_are_counted() {
     assert_eq!(report.len(), 1);
     let r = &report[0];
     assert_eq!(r.thread, "pool-1-thread-1");
-    assert_eq!(r.scheduled.get("Handler.post"), Some(&2));
+    assert_eq!(r.scheduled.get("Handler.post"), Some(&4));
     assert_eq!(r.executions.len(), 2);
     let download = &r.executions[0];
     assert_eq!(download.task, names[2].1);
     assert!(download.dispatcher.contains("runWorker"));
-    assert_eq!(download.count, 2);
-    assert_eq!(download.total_ns, (20_005 + 1_005) * 1000);
+    assert_eq!(download.count, 4);
+    assert_eq!(download.total_ns, (20_005 + 17_000 + 16_000 + 1_005) * 1000);
     assert_eq!(download.max_ns, 20_005 * 1000);
-    assert_eq!(download.over_16ms, 1);
+    assert_eq!(download.over_16ms, 2);
     let dispatch = &r.executions[1];
     assert_eq!(dispatch.task, names[4].1);
     assert_eq!((dispatch.count, dispatch.total_ns), (1, 2000));

@@ -229,7 +229,13 @@ fn version_1(file: &TraceFile) -> Vec<u8> {
 #[test]
 fn version_1_files_still_read() {
     let file = without_anchors();
-    assert_eq!(TraceFile::parse(&version_1(&file)).unwrap(), file);
+    let v1 = version_1(&file);
+    assert_eq!(TraceFile::parse(&v1).unwrap(), file);
+    // Written back, it is a version 2 file: the same bytes but the version and the checksum.
+    let again = TraceFile::parse(&v1).unwrap().to_bytes().unwrap();
+    assert_eq!(u16::from_le_bytes([again[8], again[9]]), 2);
+    assert_eq!(again[10..again.len() - 4], v1[10..v1.len() - 4]);
+    assert_eq!(TraceFile::parse(&again).unwrap(), file);
     let bytes = sample().to_bytes().unwrap();
     assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 2);
     assert_eq!(u32::from_le_bytes(bytes[76..80].try_into().unwrap()), 1);

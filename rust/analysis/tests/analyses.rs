@@ -133,6 +133,7 @@ fn handmade() -> TraceFile {
             process_name: "p".into(),
             reason: "r".into(),
             anchors: Vec::new(),
+            metadata: Default::default(),
         },
         window: slots,
         symbols,

@@ -383,6 +383,7 @@ fn handmade(steps: &[(Option<u64>, u32)], flush: u64, symbols: &[(u64, &str)]) -
             process_name: "p".into(),
             reason: "r".into(),
             anchors: Vec::new(),
+            metadata: Default::default(),
         },
         window: slots,
         symbols: symbols.iter().map(|&(p, n)| (p, n.to_owned())).collect(),

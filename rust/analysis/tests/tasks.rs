@@ -50,6 +50,7 @@ fn executions_are_named_by_the_longest_callee_and_posts_are_counted() {
             process_name: "p".into(),
             reason: "r".into(),
             anchors: Vec::new(),
+            metadata: Default::default(),
         },
         window: slots,
         symbols,

@@ -43,6 +43,9 @@ pub fn run(args: Args) -> Result<()> {
     println!("process:         {} (pid {})", h.process_name, h.pid);
     println!("thread:          {} (tid {})", h.thread_name, h.tid);
     println!("reason:          {}", h.reason);
+    for (key, value) in &h.metadata {
+        println!("{:<17}{value}", format!("{key}:"));
+    }
     println!(
         "mode:            {}-bit",
         if h.mode == Mode::Bits64 { 64 } else { 32 }

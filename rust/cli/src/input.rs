@@ -78,6 +78,7 @@ pub fn load_raw(raw: &RawRing<'_>) -> Result<Loaded> {
             process_name: String::new(),
             reason: String::from("raw ring import"),
             anchors: Vec::new(),
+            metadata: Default::default(),
         },
         window,
         symbols,

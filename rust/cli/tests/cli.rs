@@ -34,6 +34,7 @@ fn sample(dir: &Path) -> (PathBuf, TraceFile) {
             process_name: "a.b".into(),
             reason: "test".into(),
             anchors: Vec::new(),
+            metadata: Default::default(),
         },
         window: ring.slots()[end - window.slots_used..end].to_vec(),
         symbols,

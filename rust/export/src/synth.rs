@@ -169,6 +169,7 @@ pub fn trace(spec: &Spec) -> TraceFile {
             process_name: spec.process_name.clone(),
             reason: "synthetic".into(),
             anchors: Vec::new(),
+            metadata: BTreeMap::new(),
         },
         window: slots,
         symbols,

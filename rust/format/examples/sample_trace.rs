@@ -44,6 +44,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 slots_after: 0,
                 bound: 305,
             }],
+            metadata: [
+                ("device.model", "Pixel 8"),
+                (
+                    "build.fingerprint",
+                    "google/shiba/shiba:14/UQ1A.240105.004/1:user/release-keys",
+                ),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect(),
         },
         window: ring.slots()[end - window.slots_used..end].to_vec(),
         symbols,

@@ -3,7 +3,7 @@
 //! All integers are little-endian. `docs/trace-format.md` draws the layout:
 //!
 //! ```text
-//!  0  magic "HUBBLTRC"            8  u16 version   10 u8 mode (32|64)  11 u8 0
+//!  0  magic "HUBBLTRC"            8  u16 version   10 u8 mode (32|64)  11 u8 metadata count
 //! 12  u32 window offset          16  u64 timer Hz  24 u64 reference counter
 //! 32  u64 wall clock (Unix ns)   40  u64 ring bytes 48 u64 write position
 //! 56  u64 window bytes           64  u32 pid  68 u32 tid  72 u32 symbol count
@@ -13,11 +13,14 @@
 //!     symbols: count × (u64 pointer, u16 length, UTF-8 name), pointers strictly increasing
 //!     anchors: count × (u64 slots after, u64 bound), slots after strictly increasing and at
 //!              most the window's slots, bounds not increasing ([`TimeAnchor`])
+//!     metadata: count × (u16 length, key; u16 length, value), keys strictly increasing
 //!     u32 CRC-32 (IEEE) of every byte before it
 //! ```
 //!
 //! Version 2 added the anchors in the word version 1 kept zero: a version 1 file reads as a
-//! version 2 file without anchors, and this crate reads both.
+//! version 2 file without anchors. Version 3 added the metadata (device, build, app version:
+//! what fleet queries group by) counted in the byte versions 1 and 2 kept zero. This crate
+//! reads all three and writes version 3.
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -30,7 +33,7 @@ use crate::time::{TimeAnchor, TimeBase};
 /// The file's first eight bytes.
 pub const MAGIC: [u8; 8] = *b"HUBBLTRC";
 /// The version this crate writes (it reads this one and [`OLDEST_VERSION`]).
-pub const VERSION: u16 = 2;
+pub const VERSION: u16 = 3;
 /// The oldest version this crate reads.
 pub const OLDEST_VERSION: u16 = 1;
 /// Size of the fixed part of the header.
@@ -42,6 +45,13 @@ pub const MAX_STRING: usize = 4096;
 pub const MAX_EXTRA_SYMBOLS: usize = 1 << 16;
 /// Largest ring a file may describe (64 GiB): anything larger is corruption.
 pub const MAX_RING_BYTES: u64 = 1 << 36;
+/// Most metadata entries a file holds (the count is one header byte; 32 is plenty for the
+/// keys of `docs/trace-format.md` and keeps a corrupt count from driving a long loop).
+pub const MAX_METADATA: usize = 32;
+/// Longest metadata key: lower-case ASCII letters, digits, `.`, `_` and `-`.
+pub const MAX_METADATA_KEY: usize = 64;
+/// Longest metadata value (UTF-8): a build fingerprint is about 100 bytes.
+pub const MAX_METADATA_VALUE: usize = 256;
 
 /// Everything in the file except the slots and symbols.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,6 +81,10 @@ pub struct TraceHeader {
     /// Bounds at the window's idle gaps, newest first, for timestamps across gaps of 2^32
     /// ticks or more ([`TimeAnchor`]); empty for a thread that never idled a whole tick.
     pub anchors: Vec<TimeAnchor>,
+    /// What the process knew about itself at flush (`device.model`, `build.fingerprint`, ...;
+    /// `docs/trace-format.md` lists the keys), or what an ingest step added (`app.version`).
+    /// Empty in files of versions 1 and 2.
+    pub metadata: BTreeMap<String, String>,
 }
 
 impl TraceHeader {
@@ -423,11 +437,13 @@ pub fn encode_around<'s>(
             ),
         ));
     }
+    check_metadata(&h.metadata)?;
     let mut head = Vec::with_capacity(FIXED_HEADER + 64);
     head.extend_from_slice(&MAGIC);
     head.extend_from_slice(&VERSION.to_le_bytes());
     head.push(h.mode.code());
-    head.push(0);
+    // At most MAX_METADATA entries (checked above).
+    head.push(h.metadata.len() as u8);
     head.extend_from_slice(&[0; 4]); // window offset, patched below
     for v in [
         h.timer_hz,
@@ -487,12 +503,62 @@ pub fn encode_around<'s>(
         tail.extend_from_slice(&a.slots_after.to_le_bytes());
         tail.extend_from_slice(&a.bound.to_le_bytes());
     }
+    // Lengths checked by check_metadata: the casts cannot truncate.
+    for (key, value) in &h.metadata {
+        for s in [key, value] {
+            tail.extend_from_slice(&(s.len() as u16).to_le_bytes());
+            tail.extend_from_slice(s.as_bytes());
+        }
+    }
     let mut crc = crc32fast::Hasher::new();
     crc.update(&head);
     crc.combine(&window_crc.state);
     crc.update(&tail);
     tail.extend_from_slice(&crc.finalize().to_le_bytes());
     Ok((head, tail))
+}
+
+/// Metadata a reader can rely on: bounded in number and length, keys in one plain alphabet
+/// (so they are column names in every query engine, unquoted).
+fn check_metadata(metadata: &BTreeMap<String, String>) -> Result<(), FileError> {
+    if metadata.len() > MAX_METADATA {
+        return Err(invalid(
+            "metadata",
+            alloc::format!("{} entries (at most {MAX_METADATA})", metadata.len()),
+        ));
+    }
+    for (key, value) in metadata {
+        check_metadata_key(key)?;
+        if value.len() > MAX_METADATA_VALUE {
+            return Err(invalid(
+                "metadata value",
+                alloc::format!(
+                    "{key}: {} bytes long (at most {MAX_METADATA_VALUE})",
+                    value.len()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A metadata key: 1 to [`MAX_METADATA_KEY`] bytes of `a-z`, `0-9`, `.`, `_`, `-`.
+pub fn check_metadata_key(key: &str) -> Result<(), FileError> {
+    let ok = !key.is_empty()
+        && key.len() <= MAX_METADATA_KEY
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"._-".contains(&b));
+    if ok {
+        Ok(())
+    } else {
+        Err(invalid(
+            "metadata key",
+            alloc::format!(
+                "{key:?}: want 1 to {MAX_METADATA_KEY} bytes of a-z, 0-9, '.', '_', '-'"
+            ),
+        ))
+    }
 }
 
 /// Anchors must be what a runtime can produce: positions strictly increasing inside the window
@@ -564,6 +630,7 @@ struct Head {
     window_bytes: usize,
     symbol_count: usize,
     anchor_count: usize,
+    metadata_count: usize,
 }
 
 /// Parses everything before the window (`bytes` may go on past it).
@@ -583,8 +650,15 @@ fn parse_head(bytes: &[u8]) -> Result<Head, FileError> {
     let mode = Mode::from_code(mode_code).ok_or(FileError::BadMode(mode_code))?;
     // Reserved bytes must be zero: a reader that ignored them could not tell a future
     // extension from corruption, and the file would not round-trip.
-    if r.take(1, "the header")?[0] != 0 {
+    let metadata_count = usize::from(r.take(1, "the header")?[0]);
+    if version < 3 && metadata_count != 0 {
         return Err(invalid("reserved byte 11", "not zero"));
+    }
+    if metadata_count > MAX_METADATA {
+        return Err(invalid(
+            "metadata count",
+            alloc::format!("{metadata_count} (at most {MAX_METADATA})"),
+        ));
     }
     let window_offset = r.u32("the header")? as usize;
     let timer_hz = r.u64("the header")?;
@@ -656,11 +730,13 @@ fn parse_head(bytes: &[u8]) -> Result<Head, FileError> {
             process_name,
             reason,
             anchors: Vec::new(),
+            metadata: BTreeMap::new(),
         },
         window_offset,
         window_bytes,
         symbol_count,
         anchor_count,
+        metadata_count,
     })
 }
 
@@ -703,6 +779,15 @@ impl Head {
                 bound: r.u64("the anchors")?,
             });
         }
+        // Structure only before the checksum; meaning after it (as for the anchors), so a
+        // flipped bit in a key says "corrupt" rather than "bad key".
+        let mut raw_metadata = Vec::with_capacity(self.metadata_count);
+        for _ in 0..self.metadata_count {
+            let key_len = usize::from(r.u16("the metadata")?);
+            let key = r.take(key_len, "the metadata")?;
+            let value_len = usize::from(r.u16("the metadata")?);
+            raw_metadata.push((key, r.take(value_len, "the metadata")?));
+        }
         let stored = u32::from_le_bytes(r.take(4, "the checksum")?.try_into().expect("4 bytes"));
         crc.update(&tail[..r.pos - 4]);
         let computed = crc.finalize();
@@ -714,6 +799,23 @@ impl Head {
         }
         // After the checksum: a flipped bit in an anchor says "corrupt", like anywhere else.
         check_anchors(&header.anchors, self.window_bytes / 8)?;
+        for (key, value) in raw_metadata {
+            let key =
+                core::str::from_utf8(key).map_err(|_| invalid("metadata key", "not UTF-8"))?;
+            let value = core::str::from_utf8(value)
+                .map_err(|_| invalid("metadata value", alloc::format!("{key}: not UTF-8")))?;
+            if header
+                .metadata
+                .last_key_value()
+                .is_some_and(|(k, _)| k.as_str() >= key)
+            {
+                return Err(invalid("metadata", "keys are not strictly increasing"));
+            }
+            header
+                .metadata
+                .insert(String::from(key), String::from(value));
+        }
+        check_metadata(&header.metadata)?;
         Ok(TraceFile {
             header,
             window,

@@ -42,6 +42,14 @@ fn sample() -> TraceFile {
                 slots_after: 2,
                 bound: 8,
             }],
+            // And the metadata table (format version 3).
+            metadata: BTreeMap::from([
+                (
+                    "build.fingerprint".to_owned(),
+                    "google/husky/husky:14/UQ1A/1:user/release-keys".to_owned(),
+                ),
+                ("device.model".to_owned(), "Pixel 8 Pro".to_owned()),
+            ]),
         },
         window: slots[wp - used..wp].to_vec(),
         symbols,
@@ -143,9 +151,11 @@ fn specific_errors() {
         })
     ));
     // Reserved bytes: rejected even with a correct checksum (found by the container fuzzer);
-    // in version 1 that includes the word version 2 counts anchors in.
-    let v1 = version_1(&without_anchors());
-    for (image, offset) in [(&bytes, 11usize), (&v1, 11), (&v1, 76), (&v1, 79)] {
+    // in version 1 that includes the word version 2 counts anchors in, and in versions 1 and 2
+    // the byte version 3 counts metadata in.
+    let v1 = older(&without_anchors(), 1);
+    let v2 = older(&sample(), 2);
+    for (image, offset) in [(&v2, 11usize), (&v1, 11), (&v1, 76), (&v1, 79)] {
         let mut bad = image[..image.len() - 4].to_vec();
         bad[offset] = 1;
         let crc = crc32(&bad);
@@ -208,45 +218,163 @@ fn write_into_a_missing_directory_fails_cleanly() {
     ));
 }
 
-/// CRC-32 (IEEE), bit by bit: an independent check of the crate's checksum.
 fn without_anchors() -> TraceFile {
     let mut f = sample();
     f.header.anchors.clear();
+    f.header.metadata.clear();
     f
 }
 
-/// `file` (no anchors) as version 1 wrote it: the same bytes with version 1 and their CRC.
-fn version_1(file: &TraceFile) -> Vec<u8> {
-    assert!(file.header.anchors.is_empty());
+/// `file` as an older version wrote it: version 1 had neither anchors nor metadata, version 2
+/// no metadata. Built by hand from the current bytes (the layouts differ only in what the
+/// older versions lack), with the version and the CRC rewritten.
+fn older(file: &TraceFile, version: u16) -> Vec<u8> {
+    let mut file = file.clone();
+    file.header.metadata.clear();
+    if version == 1 {
+        assert!(file.header.anchors.is_empty());
+    }
     let bytes = file.to_bytes().unwrap();
-    let mut v1 = bytes[..bytes.len() - 4].to_vec();
-    v1[8..10].copy_from_slice(&1u16.to_le_bytes());
-    let crc = crc32(&v1);
-    v1.extend_from_slice(&crc.to_le_bytes());
-    v1
+    let mut old = bytes[..bytes.len() - 4].to_vec();
+    old[8..10].copy_from_slice(&version.to_le_bytes());
+    let crc = crc32(&old);
+    old.extend_from_slice(&crc.to_le_bytes());
+    old
 }
 
 #[test]
-fn version_1_files_still_read() {
-    let file = without_anchors();
-    let v1 = version_1(&file);
-    assert_eq!(TraceFile::parse(&v1).unwrap(), file);
-    // Written back, it is a version 2 file: the same bytes but the version and the checksum.
-    let again = TraceFile::parse(&v1).unwrap().to_bytes().unwrap();
-    assert_eq!(u16::from_le_bytes([again[8], again[9]]), 2);
-    assert_eq!(again[10..again.len() - 4], v1[10..v1.len() - 4]);
-    assert_eq!(TraceFile::parse(&again).unwrap(), file);
+fn older_versions_still_read() {
+    for (version, file) in [
+        (1, without_anchors()),
+        (2, {
+            let mut f = sample();
+            f.header.metadata.clear();
+            f
+        }),
+    ] {
+        let old = older(&file, version);
+        assert_eq!(TraceFile::parse(&old).unwrap(), file, "version {version}");
+        // Written back, it is a version 3 file: the same bytes but the version and the checksum.
+        let again = TraceFile::parse(&old).unwrap().to_bytes().unwrap();
+        assert_eq!(u16::from_le_bytes([again[8], again[9]]), 3);
+        assert_eq!(again[10..again.len() - 4], old[10..old.len() - 4]);
+        assert_eq!(TraceFile::parse(&again).unwrap(), file);
+    }
     let bytes = sample().to_bytes().unwrap();
-    assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 2);
+    assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 3);
     assert_eq!(u32::from_le_bytes(bytes[76..80].try_into().unwrap()), 1);
-    let mut v3 = bytes.clone();
-    v3[8] = 3;
-    let err = TraceFile::parse(&v3).unwrap_err();
-    assert!(matches!(err, FileError::UnsupportedVersion(3)));
+    assert_eq!(bytes[11], 2, "metadata count");
+    let mut v4 = bytes.clone();
+    v4[8] = 4;
+    let err = TraceFile::parse(&v4).unwrap_err();
+    assert!(matches!(err, FileError::UnsupportedVersion(4)));
     assert_eq!(
         err.to_string(),
-        "unsupported format version 3 (this tool reads versions 1 to 2)"
+        "unsupported format version 4 (this tool reads versions 1 to 3)"
     );
+}
+
+/// The metadata table's bytes, located independently of the parser: the last thing before the
+/// CRC, `(u16 len, key, u16 len, value)` per entry in key order.
+#[test]
+fn metadata_is_stored_after_the_anchors_in_key_order() {
+    let file = sample();
+    let bytes = file.to_bytes().unwrap();
+    let mut expected = Vec::new();
+    for (k, v) in [
+        (
+            "build.fingerprint",
+            "google/husky/husky:14/UQ1A/1:user/release-keys",
+        ),
+        ("device.model", "Pixel 8 Pro"),
+    ] {
+        for s in [k, v] {
+            expected.extend_from_slice(&(s.len() as u16).to_le_bytes());
+            expected.extend_from_slice(s.as_bytes());
+        }
+    }
+    let end = bytes.len() - 4;
+    assert_eq!(&bytes[end - expected.len()..end], &expected[..]);
+}
+
+#[test]
+fn metadata_that_no_writer_produces_is_refused_both_ways() {
+    let cases: [(&str, &str, &str); 4] = [
+        ("empty key", "", "x"),
+        ("upper case", "Device.Model", "x"),
+        ("space", "device model", "x"),
+        ("long value", "device.model", &"v".repeat(257)),
+    ];
+    for (what, key, value) in cases {
+        let mut file = sample();
+        file.header
+            .metadata
+            .insert(key.to_owned(), value.to_owned());
+        let err = file.to_bytes().unwrap_err();
+        assert!(
+            matches!(err, FileError::Invalid { .. }),
+            "{what}: writer gave {err}"
+        );
+        // Built by hand, with a correct CRC, the reader refuses it too.
+        let bytes = sample().to_bytes().unwrap();
+        let mut bad = bytes[..bytes.len() - 4].to_vec();
+        bad[11] += 1;
+        for s in [key, value] {
+            bad.extend_from_slice(&(s.len() as u16).to_le_bytes());
+            bad.extend_from_slice(s.as_bytes());
+        }
+        let crc = crc32(&bad);
+        bad.extend_from_slice(&crc.to_le_bytes());
+        let err = TraceFile::parse(&bad).unwrap_err();
+        assert!(
+            matches!(err, FileError::Invalid { .. }),
+            "{what}: reader gave {err}"
+        );
+    }
+    // 33 entries: too many for a writer; a count byte over 32 for a reader.
+    let mut file = sample();
+    for i in 0..31 {
+        file.header.metadata.insert(format!("k{i:02}"), "v".into());
+    }
+    assert!(matches!(file.to_bytes(), Err(FileError::Invalid { .. })));
+    let bytes = sample().to_bytes().unwrap();
+    let mut bad = bytes[..bytes.len() - 4].to_vec();
+    bad[11] = 33;
+    let crc = crc32(&bad);
+    bad.extend_from_slice(&crc.to_le_bytes());
+    assert!(matches!(
+        TraceFile::parse(&bad),
+        Err(FileError::Invalid {
+            field: "metadata count",
+            ..
+        })
+    ));
+    // Keys out of order (the tail's entries swapped) are corruption.
+    let mut bad = bytes[..bytes.len() - 4].to_vec();
+    let mut entries = Vec::new();
+    for (k, v) in [
+        ("device.model", "Pixel 8 Pro"),
+        (
+            "build.fingerprint",
+            "google/husky/husky:14/UQ1A/1:user/release-keys",
+        ),
+    ] {
+        for s in [k, v] {
+            entries.extend_from_slice(&(s.len() as u16).to_le_bytes());
+            entries.extend_from_slice(s.as_bytes());
+        }
+    }
+    let at = bad.len() - entries.len();
+    bad[at..].copy_from_slice(&entries);
+    let crc = crc32(&bad);
+    bad.extend_from_slice(&crc.to_le_bytes());
+    assert!(matches!(
+        TraceFile::parse(&bad),
+        Err(FileError::Invalid {
+            field: "metadata",
+            ..
+        })
+    ));
 }
 
 #[test]
@@ -303,8 +431,10 @@ fn anchors_that_no_runtime_writes_are_refused_both_ways() {
             matches!(file.to_bytes(), Err(FileError::Invalid { .. })),
             "{what}: written"
         );
-        // The same anchors in a file whose checksum is right: the reader refuses them too.
+        // The same anchors in a file whose checksum is right: the reader refuses them too
+        // (built without metadata, so that the anchors are the table before the CRC).
         let mut good = sample();
+        good.header.metadata.clear();
         good.header.anchors = vec![
             TimeAnchor {
                 slots_after: 0,

@@ -730,6 +730,7 @@ impl<A: Art> Control<A> {
                     process_name: self.config.process.clone(),
                     reason: reason.to_string(),
                     anchors,
+                    metadata: props::metadata(&*self.props),
                 },
                 window_epoch,
             )

@@ -30,6 +30,37 @@ pub const DEFAULT_TRIGGER_INTERVAL: Duration = Duration::from_secs(30);
 /// Triggers per process: each is a bit of a 64-bit mask in the detector.
 pub const MAX_TRIGGERS: usize = 64;
 
+/// What every flushed file records about the device and build (format version 3 metadata):
+/// `(metadata key, read-only system property)`. These identify a device *class* and a build,
+/// never a device or a user (no serial, no IMEI, no account), so they may leave the device with
+/// a trace under `persist.hubble.consent`. Fleet queries group by them (`docs/fleet.md`). The
+/// app's own version is not known to ART; the ingest step adds it (`hubble export --meta`).
+pub const METADATA: [(&str, &str); 5] = [
+    ("device.manufacturer", "ro.product.manufacturer"),
+    ("device.model", "ro.product.model"),
+    ("build.fingerprint", "ro.build.fingerprint"),
+    ("android.sdk", "ro.build.version.sdk"),
+    ("cpu.abi", "ro.product.cpu.abi"),
+];
+
+/// The [`METADATA`] entries that `source` has, truncated to what the file format allows.
+pub fn metadata(source: &dyn PropertySource) -> std::collections::BTreeMap<String, String> {
+    METADATA
+        .iter()
+        .filter_map(|(key, property)| {
+            let mut value = source.get(property)?;
+            if value.len() > hubble_format::file::MAX_METADATA_VALUE {
+                let mut end = hubble_format::file::MAX_METADATA_VALUE;
+                while !value.is_char_boundary(end) {
+                    end -= 1;
+                }
+                value.truncate(end);
+            }
+            Some((key.to_string(), value))
+        })
+        .collect()
+}
+
 /// Where properties come from: Android's property area, or a fake in tests.
 pub trait PropertySource: Send + Sync {
     /// The value, if the property is set and non-empty.

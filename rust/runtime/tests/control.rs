@@ -63,6 +63,44 @@ fn only_file(dir: &Path) -> TraceFile {
     TraceFile::read(&files[0]).unwrap()
 }
 
+/// The flush records the device class and build from the read-only properties (format version
+/// 3 metadata), leaves out those the device lacks, and cuts an over-long value to the format's
+/// limit on a character boundary.
+#[test]
+fn flush_records_device_and_build_metadata_from_properties() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("hubble");
+    let p = props(true);
+    p.set("ro.product.model", "Pixel 8");
+    p.set("ro.build.version.sdk", "34");
+    // 255 bytes of ASCII then a 3-byte character: 258 bytes, cut to 255.
+    let long = format!("{}€", "f".repeat(255));
+    p.set("ro.build.fingerprint", &long);
+    let c = Control::new(FakeArt::default(), config(&dir), p, Box::new(FsStorage));
+    let t = FakeThread::new();
+    c.thread_attached(t.handle(), 42, "main", true);
+    c.start_tracing().unwrap();
+    t.to_runnable();
+    calls(&t, 3);
+    t.to_native();
+    c.flush(t.handle(), "jank").unwrap();
+    let file = only_file(&dir);
+    let got: Vec<(&str, &str)> = file
+        .header
+        .metadata
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("android.sdk", "34"),
+            ("build.fingerprint", &long[..255]),
+            ("device.model", "Pixel 8"),
+        ]
+    );
+}
+
 #[test]
 fn flush_of_a_thread_in_native_writes_a_decodable_file_and_restarts() {
     let tmp = tempfile::tempdir().unwrap();

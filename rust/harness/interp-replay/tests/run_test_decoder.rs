@@ -131,6 +131,7 @@ fn java_decoder_matches_hubble_format() {
             process_name: "art.test.hubble".into(),
             reason: "case".into(),
             anchors: Vec::new(),
+            metadata: Default::default(),
         },
         window: ring.slots()[end - used..end].to_vec(),
         symbols,

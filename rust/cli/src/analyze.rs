@@ -83,6 +83,15 @@ pub struct SummaryArgs {
     /// The chains' window: the last this-many ms before each flush.
     #[arg(long, default_value_t = 200.0)]
     last_ms: f64,
+    /// Instead of one report: one summary per input file (one per upload, as devices send
+    /// them), added as Parquet parts under this directory (`summaries/`, `summary_top/`,
+    /// `summary_signatures/`; docs/fleet.md). Each row carries the file's device-class
+    /// metadata (device, build, SDK, ABI) and `--meta`, never its identity.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["json", "output"])]
+    parquet: Option<PathBuf>,
+    /// Metadata for `--parquet`, overriding the files' own (e.g. `app.version=4.2.0`).
+    #[arg(long, value_name = "KEY=VALUE", requires = "parquet")]
+    meta: Vec<String>,
 }
 
 fn limit<T>(mut v: Vec<T>, n: usize) -> Vec<T> {
@@ -215,16 +224,17 @@ pub fn run_summary(args: SummaryArgs) -> Result<()> {
         None => Vec::new(),
     };
     let window = window_ns(args.last_ms)?.unwrap_or(u64::MAX);
+    let options = summary::Options {
+        top: args.top,
+        chains: args.chains,
+        chain_window_ns: window,
+    };
+    if let Some(dir) = &args.parquet {
+        let meta = crate::parquet::parse_meta(&args.meta)?;
+        return crate::parquet::summaries(&args.common.files, dir, &sigs, options, &meta);
+    }
     let loaded = load_all(&args.common.files)?;
-    let report = summary::summarize(
-        &inputs(&loaded),
-        &sigs,
-        summary::Options {
-            top: args.top,
-            chains: args.chains,
-            chain_window_ns: window,
-        },
-    )?;
+    let report = summary::summarize(&inputs(&loaded), &sigs, options)?;
     with_output(args.common.output.as_deref(), |out| {
         if args.common.json {
             return json(out, &report);

@@ -23,6 +23,9 @@ pub enum Format {
     Svg,
     /// Nanoscope text (one thread).
     Nanoscope,
+    /// Parquet tables for fleet engines (Spark, BigQuery, Trino, DuckDB, `hubble fleet`): OUT
+    /// is a directory; `traces/` and `calls/` parts are added under it (docs/fleet.md).
+    Parquet,
 }
 
 #[derive(clap::Args)]
@@ -33,12 +36,24 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum)]
     format: Format,
-    /// Output file (`-` = stdout); it appears only when complete.
+    /// Output file (`-` = stdout); it appears only when complete. For `parquet`, a directory.
     #[arg(short, long, value_name = "OUT")]
     output: PathBuf,
+    /// Metadata to record with every trace, overriding the file's own (`parquet` only), e.g.
+    /// `app.version=4.2.0`: ART does not know the app's version, the ingest step does.
+    #[arg(long, value_name = "KEY=VALUE")]
+    meta: Vec<String>,
 }
 
 pub fn run(args: Args) -> Result<()> {
+    if let Format::Parquet = args.format {
+        let meta = crate::parquet::parse_meta(&args.meta)?;
+        return crate::parquet::export(&args.files, &args.output, &meta);
+    }
+    anyhow::ensure!(
+        args.meta.is_empty(),
+        "--meta is for --format parquet (the other formats have no place for it)"
+    );
     let loaded = load_all(&args.files)?;
     let inputs: Vec<Input<'_>> = inputs(&loaded);
     let bar = crate::peers_input::progress(&loaded, "exporting");
@@ -50,6 +65,7 @@ pub fn run(args: Args) -> Result<()> {
             Format::Folded => hubble_export::folded::write_folded(&inputs, out)?,
             Format::Svg => hubble_export::folded::write_svg(&inputs, "Hubble method trace", out)?,
             Format::Nanoscope => hubble_export::nanoscope::write(&inputs, out)?,
+            Format::Parquet => unreachable!("handled above"),
         }
         Ok(())
     });

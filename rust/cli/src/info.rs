@@ -44,7 +44,7 @@ pub fn run(args: Args) -> Result<()> {
     println!("thread:          {} (tid {})", h.thread_name, h.tid);
     println!("reason:          {}", h.reason);
     for (key, value) in &h.metadata {
-        println!("{:<17}{value}", format!("{key}:"));
+        println!("metadata:        {key} = {value}");
     }
     println!(
         "mode:            {}-bit",

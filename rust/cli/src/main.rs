@@ -4,9 +4,11 @@
 mod analyze;
 mod decode;
 mod export;
+mod fleet;
 mod info;
 mod input;
 mod output;
+mod parquet;
 mod peers_input;
 
 use std::process::ExitCode;
@@ -43,6 +45,14 @@ enum Command {
     Summary(analyze::SummaryArgs),
     /// Asynchronous tasks (DiagDroid style): executions per thread and task, scheduling calls.
     Tasks(analyze::Common),
+    /// Fleet questions over Parquet tables (`export --format parquet`) on an embedded engine
+    /// (runs the `hubble-fleet` binary next to this one; `hubble fleet --help`).
+    #[command(disable_help_flag = true)]
+    Fleet {
+        /// Arguments for `hubble-fleet`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -56,6 +66,7 @@ fn main() -> ExitCode {
         Command::Match(args) => analyze::run_match(args),
         Command::Summary(args) => analyze::run_summary(args),
         Command::Tasks(args) => analyze::run_tasks(args),
+        Command::Fleet { args } => fleet::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

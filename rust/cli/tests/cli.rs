@@ -235,3 +235,91 @@ fn failed_output_leaves_no_partial_file() {
     assert_eq!(code, 0);
     assert!(std::fs::read_to_string(&out).unwrap().ends_with("POP\n"));
 }
+
+/// A fleet batch with a truncated and a corrupt file: both named on stderr, the good files
+/// exported (and only they), exit 2; `--meta` lands in every row; a bad `--meta` is refused
+/// before anything is written.
+#[test]
+fn parquet_export_skips_bad_files_by_name_and_exports_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let (good, file) = sample(dir.path());
+    let bytes = std::fs::read(&good).unwrap();
+    let other = dir.path().join("other.hubble");
+    let mut second = file.clone();
+    second.header.tid += 1;
+    second.write_atomic(&other).unwrap();
+    let truncated = dir.path().join("cut.hubble");
+    std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
+    let corrupt = dir.path().join("flipped.hubble");
+    let mut flipped = bytes.clone();
+    flipped[90] ^= 0x40;
+    std::fs::write(&corrupt, &flipped).unwrap();
+    let out = dir.path().join("fleet");
+    let args = |files: &[&Path]| {
+        let mut c = hubble();
+        c.args([
+            "export",
+            "--format",
+            "parquet",
+            "--meta",
+            "app.version=9.9",
+            "-o",
+        ])
+        .arg(&out)
+        .args(files);
+        c
+    };
+    let (code, _, err) = run(&mut args(&[&good, &truncated, &corrupt, &other]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("cut.hubble") && err.contains("truncated"),
+        "{err}"
+    );
+    assert!(
+        err.contains("flipped.hubble") && err.contains("corrupt"),
+        "{err}"
+    );
+    assert!(err.contains("2 of 4 input(s) failed"), "{err}");
+    let parts: Vec<PathBuf> = std::fs::read_dir(out.join("traces"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(parts.len(), 1, "{parts:?}");
+    let (_, batches) = hubble_fleet::write::read_part(&parts[0]).unwrap();
+    let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+    assert_eq!(rows, 2);
+    let versions = batches[0]
+        .column_by_name("app_version")
+        .unwrap()
+        .as_any()
+        .downcast_ref::<arrow_array::StringArray>()
+        .unwrap()
+        .iter()
+        .collect::<Vec<_>>();
+    assert_eq!(versions, vec![Some("9.9"), Some("9.9")]);
+    // All bad: nothing written, exit 2.
+    let empty = dir.path().join("empty");
+    let mut c = hubble();
+    c.args(["export", "--format", "parquet", "-o"])
+        .arg(&empty)
+        .args([&truncated, &corrupt]);
+    let (code, _, err) = run(&mut c);
+    assert_eq!(code, 2, "{err}");
+    assert!(!empty.exists());
+    // A bad key: refused before reading anything.
+    let mut c = hubble();
+    c.args([
+        "export",
+        "--format",
+        "parquet",
+        "--meta",
+        "App Version=1",
+        "-o",
+    ])
+    .arg(&empty)
+    .arg(&good);
+    let (code, _, err) = run(&mut c);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("App Version"), "{err}");
+    assert!(!empty.exists());
+}

@@ -4,9 +4,12 @@
 //! * [`schema`]: the tables, their columns and the schema version (`docs/fleet.md`);
 //! * [`tables`]: trace files and summaries into Arrow record batches;
 //! * [`write`]: record batches into Parquet files that appear only when complete;
-//! * [`queries`]: the standard questions, one SQL text each, the same text for every engine.
+//! * [`queries`]: the standard questions, one SQL text each, the same text for every engine;
+//! * [`engine`] (feature `engine`): those questions, and any SQL, on Apache DataFusion.
 #![deny(unsafe_op_in_unsafe_fn)]
 
+#[cfg(feature = "engine")]
+pub mod engine;
 pub mod queries;
 pub mod schema;
 pub mod tables;

@@ -105,7 +105,9 @@ impl Table {
                 int("self_ns"),
                 opt_text("parent"),
             ],
-            Table::Summaries => [text("summary_id"), text("file")]
+            // No file name: a runtime's names carry the pid, tid and reason, which a summary
+            // deliberately leaves out (docs/fleet.md, "Privacy").
+            Table::Summaries => [text("summary_id")]
                 .into_iter()
                 .chain(meta())
                 .chain([int("summary_schema"), int("chain_window_ns")])

@@ -252,11 +252,10 @@ impl TraceTables {
 }
 
 /// The summary tables (`summaries`, `summary_top`, `summary_signatures`) of summaries, each
-/// with the file it came from and the device-class metadata the uploader attaches.
+/// with the device-class metadata the uploader attaches.
 #[derive(Default)]
 pub struct SummaryTables {
     id: StringBuilder,
-    file: StringBuilder,
     meta: Vec<StringBuilder>,
     schema: Int64Builder,
     window: Int64Builder,
@@ -288,20 +287,15 @@ impl SummaryTables {
         }
     }
 
-    /// Adds a summary. Its id is the hash of its JSON (`hubble summary`'s output), so the same
-    /// summary uploaded twice has one id.
-    pub fn add(
-        &mut self,
-        summary: &Summary,
-        file: &str,
-        metadata: &BTreeMap<String, String>,
-    ) -> Result<()> {
-        let json = serde_json::to_vec(summary).map_err(|e| {
-            crate::FleetError::Parameter(format!("{file}: cannot serialize the summary: {e}"))
+    /// Adds a summary with the device-class `metadata` its uploader attaches. Its id is the hash
+    /// of its JSON (`hubble summary --json`'s output) and that metadata, so the same summary
+    /// uploaded twice has one id.
+    pub fn add(&mut self, summary: &Summary, metadata: &BTreeMap<String, String>) -> Result<()> {
+        let json = serde_json::to_vec(&(summary, metadata)).map_err(|e| {
+            crate::FleetError::Parameter(format!("cannot serialize a summary: {e}"))
         })?;
         let id = trace_id(&json);
         self.id.append_value(&id);
-        self.file.append_value(file);
         for (b, v) in self
             .meta
             .iter_mut()
@@ -333,8 +327,7 @@ impl SummaryTables {
 
     /// The three batches: `summaries`, `summary_top`, `summary_signatures`.
     pub fn finish(mut self) -> Result<[RecordBatch; 3]> {
-        let mut summaries: Vec<ArrayRef> =
-            vec![Arc::new(self.id.finish()), Arc::new(self.file.finish())];
+        let mut summaries: Vec<ArrayRef> = vec![Arc::new(self.id.finish())];
         for b in &mut self.meta {
             summaries.push(Arc::new(b.finish()));
         }

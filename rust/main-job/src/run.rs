@@ -141,6 +141,7 @@ pub fn run(p: &Params) -> Result<Report> {
         iters_per_us,
         jank_us: p.jank_ms * 1000,
         seed: p.seed,
+        slow: None,
     });
     let jank = w
         .frames

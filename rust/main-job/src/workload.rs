@@ -182,6 +182,9 @@ pub struct Shape {
     pub jank_us: u64,
     /// Seed of the PRNG.
     pub seed: u64,
+    /// A regression to plant: every call of this method does this much more self time (µs).
+    /// The fleet generator plants one in one app version for the fleet queries to find.
+    pub slow: Option<(&'static str, u64)>,
 }
 
 /// xorshift64*: deterministic, so a failing run reproduces with its seed.
@@ -240,6 +243,11 @@ impl Gen {
     fn call(&mut self, pretty: &str, body: impl FnOnce(&mut Gen)) {
         self.enter(pretty);
         self.jitter();
+        if let Some((slow, us)) = self.shape.slow {
+            if slow == pretty {
+                self.work_us(us);
+            }
+        }
         body(self);
         self.exit();
     }
@@ -675,6 +683,7 @@ mod tests {
             iters_per_us: 1,
             jank_us: 1000,
             seed: 7,
+            slow: None,
         });
         let mut depth = 0i64;
         for op in &w.ops {

@@ -1,0 +1,174 @@
+//! `hubble export --format parquet`: a batch of trace files into the fleet tables
+//! (`<OUT>/traces/`, `<OUT>/calls/`), for Spark, BigQuery, Trino, DuckDB or `hubble fleet`.
+//!
+//! A batch from a fleet holds bad files (cut short by an upload, flipped bits): each is named
+//! on stderr and skipped, the rest are exported, and the exit status says some failed.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use hubble_analysis::signatures::Signature;
+use hubble_analysis::summary;
+use hubble_export::Input;
+use hubble_fleet::schema::Table;
+use hubble_fleet::tables::{trace_id, SummaryTables, TraceTables};
+use hubble_fleet::write::write_part;
+use hubble_format::TraceFile;
+
+/// `KEY=VALUE` metadata given on the command line, checked as the trace format checks it.
+pub fn parse_meta(pairs: &[String]) -> Result<BTreeMap<String, String>> {
+    let mut out = BTreeMap::new();
+    for pair in pairs {
+        let Some((key, value)) = pair.split_once('=') else {
+            bail!("--meta {pair:?}: want KEY=VALUE, e.g. app.version=4.2.0");
+        };
+        hubble_format::file::check_metadata_key(key).with_context(|| format!("--meta {pair:?}"))?;
+        if value.len() > hubble_format::file::MAX_METADATA_VALUE {
+            bail!(
+                "--meta {key}: the value is {} bytes (at most {})",
+                value.len(),
+                hubble_format::file::MAX_METADATA_VALUE
+            );
+        }
+        out.insert(key.to_owned(), value.to_owned());
+    }
+    Ok(out)
+}
+
+/// Exports `files` into the fleet layout under `out`. Returns an error (after exporting what
+/// could be) if any input failed.
+pub fn export(files: &[PathBuf], out: &Path, meta: &BTreeMap<String, String>) -> Result<()> {
+    let mut tables = TraceTables::new();
+    let mut ids = Vec::new();
+    let mut failed = 0usize;
+    for path in files {
+        let added = (|| -> Result<()> {
+            let bytes =
+                std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+            let file = TraceFile::parse(&bytes).with_context(|| format!("{}", path.display()))?;
+            let name = path.display().to_string();
+            tables
+                .add(
+                    Input {
+                        file: &file,
+                        name: &name,
+                    },
+                    &bytes,
+                    meta,
+                )
+                .with_context(|| format!("{}", path.display()))?;
+            ids.push(trace_id(&bytes));
+            Ok(())
+        })();
+        if let Err(e) = added {
+            eprintln!("hubble: skipped: {e:#}");
+            failed += 1;
+        }
+    }
+    if ids.is_empty() {
+        bail!("none of the {} input(s) could be exported", files.len());
+    }
+    // The part's name comes from its traces, so exporting the same batch again replaces the
+    // part instead of adding a copy that every query would count twice.
+    ids.sort();
+    let part = format!("part-{}", trace_id(ids.join(",").as_bytes()));
+    let (traces, calls) = tables.finish()?;
+    let calls_path = write_part(out, Table::Calls, &part, &calls)?;
+    // The traces part last: a reader joining calls to traces sees a trace only once its calls
+    // are there.
+    let traces_path = write_part(out, Table::Traces, &part, &traces)?;
+    eprintln!(
+        "hubble: {} trace(s), {} call(s) → {}, {}",
+        traces.num_rows(),
+        calls.num_rows(),
+        traces_path.display(),
+        calls_path.display()
+    );
+    if failed > 0 {
+        bail!(
+            "{failed} of {} input(s) failed (named above); the other {} were exported",
+            files.len(),
+            ids.len()
+        );
+    }
+    Ok(())
+}
+
+/// Device-class metadata a summary row may carry: the format's keys, none of which names a
+/// process, thread, user or device (docs/fleet.md, "Privacy").
+fn device_class(file: &TraceFile, meta: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+    let mut out: BTreeMap<String, String> = file
+        .header
+        .metadata
+        .iter()
+        .filter(|(k, _)| {
+            hubble_fleet::schema::METADATA_COLUMNS
+                .iter()
+                .any(|(key, _)| key == k)
+        })
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    out.extend(meta.iter().map(|(k, v)| (k.clone(), v.clone())));
+    out
+}
+
+/// One summary per input file into the summary tables under `out`. Bad files are named and
+/// skipped as in [`export`].
+pub fn summaries(
+    files: &[PathBuf],
+    out: &Path,
+    signatures: &[Signature],
+    options: summary::Options,
+    meta: &BTreeMap<String, String>,
+) -> Result<()> {
+    let mut tables = SummaryTables::new();
+    let mut names = Vec::new();
+    let mut failed = 0usize;
+    for path in files {
+        let added = (|| -> Result<()> {
+            let file = TraceFile::read(path).with_context(|| format!("{}", path.display()))?;
+            let name = path.display().to_string();
+            let report = summary::summarize(
+                &[Input {
+                    file: &file,
+                    name: &name,
+                }],
+                signatures,
+                options,
+            )
+            .with_context(|| format!("{}", path.display()))?;
+            tables.add(&report, &device_class(&file, meta))?;
+            names.push(name);
+            Ok(())
+        })();
+        if let Err(e) = added {
+            eprintln!("hubble: skipped: {e:#}");
+            failed += 1;
+        }
+    }
+    if names.is_empty() {
+        bail!("none of the {} input(s) could be summarized", files.len());
+    }
+    names.sort();
+    let part = format!("part-{}", trace_id(names.join(",").as_bytes()));
+    let [summaries, top, signatures] = tables.finish()?;
+    write_part(out, Table::SummaryTop, &part, &top)?;
+    write_part(out, Table::SummarySignatures, &part, &signatures)?;
+    let path = write_part(out, Table::Summaries, &part, &summaries)?;
+    eprintln!(
+        "hubble: {} summaries ({} top rows, {} signature rows) → {}",
+        summaries.num_rows(),
+        top.num_rows(),
+        signatures.num_rows(),
+        path.display()
+    );
+    if failed > 0 {
+        bail!(
+            "{failed} of {} input(s) failed (named above); the other {} were summarized",
+            files.len(),
+            names.len()
+        );
+    }
+    Ok(())
+}

@@ -23,6 +23,7 @@
 
 void bench_none(uint64_t, uint64_t*);
 void bench_floor(uint64_t, uint64_t*);
+void bench_rdtsc(uint64_t, uint64_t*);
 void bench_nanoscope(uint64_t, uint64_t*);
 void bench_btrace(uint64_t, uint64_t*);
 uint64_t bench_btrace_cursor;
@@ -113,6 +114,7 @@ int main(int argc, char** argv) {
     int state; /* 0: cursor reset per block, 1: ours on, 2: ours off */
   } v[] = {
       {"none", bench_none, reset_none, 0},
+      {"rdtsc", bench_rdtsc, reset_none, 0},
       {"floor", bench_floor, reset_cursor, 0},
       {"ours-on", ours[0], reset_none, 1},
       {"ours-off", ours[0], reset_none, 2},
@@ -125,6 +127,7 @@ int main(int argc, char** argv) {
   for (int r = 0; r < rounds; ++r) {
     for (int i = 0; i < nv; ++i) {
       memset(thread_mem, 0, sizeof(thread_mem));
+      if (v[i].state == 2) memset(ring, 0, RING_BYTES);
       if (v[i].state == 1) start_ours();
       if (v[i].state == 0) reset_cursor();
       hubble_loop_ns_per_call(v[i].f, v[i].reset, calls / 10, BLOCK); /* warm up */
@@ -138,7 +141,7 @@ int main(int argc, char** argv) {
         fprintf(stderr, "%s: tracing switched itself off\n", v[i].name);
         return 5;
       }
-      if (v[i].state == 2 && ring[1] != 0) {
+      if (v[i].state == 2 && (W(0) != 0 || ring[0] != 0 || ring[1] != 0)) {
         fprintf(stderr, "%s: wrote while off\n", v[i].name);
         return 5;
       }

@@ -1,7 +1,8 @@
 /*
  * Hubble for AOSP: the hand-written variants of scripts/hotpath-bench, x86_64 (AT&T syntax).
- * Each is a callee f(ArtMethod* in %rdi, &counter in %rsi): trace point, the body (addl $1, (%rsi): the counter's low half, as ART emits it),
- * trace point, ret. HUBBLE_CURSOR_OFFSET is ART's Thread::HubbleCursorOffset<k64> (from the blob
+ * Each is a callee f(ArtMethod* in %rdi, &counter in %rsi): trace point, the body
+ * (addl $1, (%rsi), as the generator emits it for ours), trace point, ret.
+ * HUBBLE_CURSOR_OFFSET is ART's Thread::HubbleCursorOffset<k64> (from the blob
  * file): every per-thread variant keeps its buffer pointer in the same %gs-relative word, the
  * cache line ours uses.
  */
@@ -27,6 +28,15 @@ bench_floor:
     FLOOR
     addl $1, (%rsi)
     FLOOR
+    ret
+
+// (b-) The timer read alone (what the floor costs without its store and cursor bump): shows how
+// much of every variant is RDTSC itself.
+    .globl bench_rdtsc
+bench_rdtsc:
+    rdtsc
+    addl $1, (%rsi)
+    rdtsc
     ret
 
 // (e) Nanoscope-style: its published A64 entry (docs/hot-path.md, rust/harness/hotpath-emu:

@@ -57,14 +57,29 @@ class Header:
 def steps(hubble, path):
     """[(wall_ns, 'B', name) | (wall_ns, 'E', None)] for one file, balanced."""
     h = Header(path)
-    assert h.hz <= 10**9, "counter recovery needs hz <= 1 GHz"
-    out = subprocess.run([hubble, "decode", path], check=True, capture_output=True, text=True).stdout
     events = []
-    for line in out.splitlines():
-        ns, _, name = line.partition(":")
-        counter = -(-int(ns) * h.hz // 10**9)
-        assert int(ns) == counter * 10**9 // h.hz, "counter recovery"
-        events.append((counter, None if name == "POP" else name))
+    if h.hz <= 10**9:
+        # ns = floor(counter * 10^9 / hz) loses no tick at <= 1 GHz: recover the counter from the
+        # Nanoscope text (and check that it is recoverable).
+        out = subprocess.run([hubble, "decode", path], check=True, capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            ns, _, name = line.partition(":")
+            counter = -(-int(ns) * h.hz // 10**9)
+            assert int(ns) == counter * 10**9 // h.hz, "counter recovery"
+            events.append((counter, None if name == "POP" else name))
+    else:
+        # A faster clock (the x86 time-stamp counter): the counters themselves, and the Nanoscope
+        # text must be exactly their floor(counter * 10^9 / hz).
+        ticks = subprocess.run([hubble, "decode", "--format", "ticks", path], check=True,
+                               capture_output=True, text=True).stdout.splitlines()
+        text = subprocess.run([hubble, "decode", path], check=True, capture_output=True,
+                              text=True).stdout.splitlines()
+        assert len(ticks) == len(text), "ticks and Nanoscope text differ in length"
+        for t, n in zip(ticks, text):
+            counter, _, name = t.partition(":")
+            ns, _, name2 = n.partition(":")
+            assert name == name2 and int(ns) == int(counter) * 10**9 // h.hz, f"{t} vs {n}"
+            events.append((int(counter), None if name == "POP" else name))
     depth = lowest = 0
     for _, name in events:
         depth += 1 if name is not None else -1

@@ -16,6 +16,10 @@ pub enum Format {
     Nanoscope,
     /// An indented call tree with durations in microseconds.
     Tree,
+    /// The Nanoscope text with the full timer value in place of ns: `<counter>:<method>`,
+    /// `<counter>:POP`. Exact for clocks faster than 1 GHz (the x86 time-stamp counter), where
+    /// ns lose ticks.
+    Ticks,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -79,6 +83,7 @@ pub fn run(args: Args) -> Result<()> {
     };
     with_output(args.output.as_deref(), |out| match args.format {
         Format::Nanoscope => write_nanoscope(&loaded, out),
+        Format::Ticks => write_events(&loaded, out, |counter| counter),
         Format::Tree => write_tree(&loaded, out),
     })
 }
@@ -86,8 +91,13 @@ pub fn run(args: Args) -> Result<()> {
 /// Nanoscope's text format: entries and exits, oldest first; a start record prints nothing.
 pub fn write_nanoscope(loaded: &Loaded, out: &mut dyn Write) -> Result<()> {
     let hz = loaded.file.header.timer_hz;
+    write_events(loaded, out, |counter| counter_to_ns(counter, hz))
+}
+
+/// Entries and exits, oldest first, each time printed as `time(counter)`.
+fn write_events(loaded: &Loaded, out: &mut dyn Write, time: impl Fn(u64) -> u64) -> Result<()> {
     for event in &loaded.decoded.events {
-        let ns = counter_to_ns(event.counter, hz);
+        let ns = time(event.counter);
         match event.kind {
             EventKind::Entry { method } => writeln!(
                 out,

@@ -67,6 +67,19 @@ fn decode_prints_nanoscope_text() {
 }
 
 #[test]
+fn decode_prints_ticks() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _) = sample(dir.path());
+    let (code, out, _) = run(hubble().args(["decode", "--format", "ticks"]).arg(&path));
+    assert_eq!(code, 0);
+    // The sample's counter values (reference 1100: upper halves 0).
+    assert_eq!(
+        out,
+        "1000:void a.B.c()\n1019:0x7f00000020\n1038:POP\n1057:POP\n"
+    );
+}
+
+#[test]
 fn info_describes_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let (path, _) = sample(dir.path());

@@ -11,6 +11,63 @@ use hubble_runtime::{Art, ThreadHandle};
 use crate::emu::HostMap;
 use crate::run::TIMER_HZ;
 
+/// The clock the traced thread's trace points read, as the control plane reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Timer {
+    /// unicorn's `CNTVCT_EL0`: `CLOCK_MONOTONIC` / 16 ([`TIMER_HZ`]).
+    Emulated,
+    /// The host's time-stamp counter (`RDTSC`, what the x86_64 trace points read natively) at
+    /// `hz`, calibrated as `hubble_bridge.cc`'s `TimerHz` does.
+    Tsc {
+        /// Ticks per second.
+        hz: u64,
+    },
+}
+
+impl Timer {
+    /// Reads the counter.
+    pub fn read(self) -> u64 {
+        match self {
+            Timer::Emulated => hubble_runtime::testing::monotonic_ns() / (1_000_000_000 / TIMER_HZ),
+            Timer::Tsc { .. } => tsc(),
+        }
+    }
+    /// Its frequency.
+    pub fn hz(self) -> u64 {
+        match self {
+            Timer::Emulated => TIMER_HZ,
+            Timer::Tsc { hz } => hz,
+        }
+    }
+}
+
+/// `RDTSC`.
+#[cfg(target_arch = "x86_64")]
+pub fn tsc() -> u64 {
+    // SAFETY: RDTSC has no preconditions (user mode may read the TSC on Linux unless a thread
+    // asked otherwise with PR_SET_TSC, which nothing here does).
+    #[allow(unused_unsafe)]
+    unsafe {
+        core::arch::x86_64::_rdtsc()
+    }
+}
+
+/// No time-stamp counter on this host.
+#[cfg(not(target_arch = "x86_64"))]
+pub fn tsc() -> u64 {
+    panic!("the time-stamp counter exists on x86_64 only")
+}
+
+/// The TSC frequency against `CLOCK_MONOTONIC` over 20 ms (as `hubble_bridge.cc`'s `TimerHz`).
+pub fn calibrate_tsc() -> u64 {
+    let n0 = hubble_runtime::testing::monotonic_ns();
+    let t0 = tsc();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let n1 = hubble_runtime::testing::monotonic_ns();
+    let t1 = tsc();
+    ((u128::from(t1 - t0) * 1_000_000_000) / u128::from((n1 - n0).max(1))) as u64
+}
+
 /// The UI thread's runnable state and ART's thread-state lock, as the control plane sees them.
 #[derive(Default)]
 pub struct ThreadState {
@@ -73,6 +130,7 @@ pub struct EmulatedArt {
     pub(crate) progress: Arc<HostMap>,
     pub(crate) ops_base: u64,
     pub(crate) snapshot: Mutex<Option<(usize, usize, usize)>>,
+    pub(crate) timer: Timer,
     /// Pointers the control plane asked to resolve.
     pub resolved: AtomicUsize,
 }
@@ -139,10 +197,10 @@ impl Art for EmulatedArt {
     }
     fn loader_methods(&self, _loader: usize, _out: &mut Vec<u64>) {}
     fn timer(&self) -> u64 {
-        hubble_runtime::testing::monotonic_ns() / (1_000_000_000 / TIMER_HZ)
+        self.timer.read()
     }
     fn timer_hz(&self) -> u64 {
-        TIMER_HZ
+        self.timer.hz()
     }
     fn wall_ns(&self) -> u64 {
         hubble_runtime::testing::wall_clock_ns()

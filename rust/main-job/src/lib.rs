@@ -6,6 +6,7 @@
 //! * [`workload`]: the call stream and its synthetic class table;
 //! * [`guest`]: the A64 driver loop and the emitted trace points;
 //! * [`emu`]: host memory mapped into unicorn, the machine that runs the driver loop;
+//! * [`native`]: `--isa x86_64`: the emitted x86_64 trace points run natively on this CPU;
 //! * [`art_double`]: `hubble_runtime::Art` for the emulated process, and what it observes;
 //! * [`run`]: the driver: the threads, the runtime's jank trigger, the property trigger;
 //! * [`proof`]: the slot-for-slot check of every flushed file; [`report`]: the JSON report.
@@ -14,6 +15,7 @@
 pub mod art_double;
 pub mod emu;
 pub mod guest;
+pub mod native;
 pub mod proof;
 pub mod report;
 pub mod run;

@@ -50,6 +50,13 @@ enum Cmd {
         /// Output directory (the app data directory and report.json go here).
         #[arg(long, default_value = "out/main-job")]
         out: PathBuf,
+        /// The trace points that run the UI thread: `a64` (the emitted A64 bytes in unicorn) or
+        /// `x86_64` (the emitted x86_64 bytes natively on this CPU; needs --x86-blobs).
+        #[arg(long, default_value = "a64", value_parser = ["a64", "x86_64"])]
+        isa: String,
+        /// The blob file `scripts/hotpath-x86-gen` prints (ART's x86_64 trace points).
+        #[arg(long, value_name = "FILE")]
+        x86_blobs: Option<PathBuf>,
     },
 }
 
@@ -128,9 +135,17 @@ fn main() -> ExitCode {
             jank_threshold_ms,
             jank_ms,
             out,
+            isa,
+            x86_blobs,
         } => (|| {
             std::fs::create_dir_all(&out)?;
             let params = run::Params {
+                isa: if isa == "x86_64" {
+                    run::Isa::X86_64
+                } else {
+                    run::Isa::A64
+                },
+                x86_blobs,
                 invocations,
                 ring_bytes: ring_kib.next_power_of_two() * 1024,
                 seed,
@@ -162,8 +177,15 @@ fn print_report(r: &run::Report) {
         r.ops, r.invocations, r.exceptions, r.max_depth, r.methods_low_high.0, r.methods_low_high.1
     );
     println!(
-        "emulated in {} ms; {} records written by the emitted A64; ring {} KiB; stops: {} cooperative, {} forced",
-        r.emulate_ms, r.records_written, r.ring_bytes >> 10, r.cooperative_stops, r.forced_stops
+        "{} in {} ms; {} records written by the emitted {}; clock {} Hz; ring {} KiB; stops: {} cooperative, {} forced",
+        if r.isa == run::Isa::X86_64 { "ran natively" } else { "emulated" },
+        r.emulate_ms,
+        r.records_written,
+        if r.isa == run::Isa::X86_64 { "x86_64" } else { "A64" },
+        r.timer_hz,
+        r.ring_bytes >> 10,
+        r.cooperative_stops,
+        r.forced_stops
     );
     println!("debug.hubble.triggers = {:?}", r.trigger_spec);
     if let Some(f) = &r.trigger {

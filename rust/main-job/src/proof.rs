@@ -8,7 +8,6 @@ use hubble_format::ring::{walk_back, RingView};
 use hubble_format::{EventKind, Mode, RingWriter, TraceFile};
 
 use crate::art_double::StopEvent;
-use crate::run::TIMER_HZ;
 use crate::workload::{op_kind, OpKind, Workload};
 
 /// The outcome of one flushed file, checked.
@@ -268,7 +267,7 @@ pub(crate) fn check_files(
         // The counter the emulated CPU read and the control plane's reference are one clock.
         let reference = file.header.reference_counter;
         ensure!(
-            last <= reference && reference - last < 60 * TIMER_HZ,
+            last <= reference && reference - last < 60 * file.header.timer_hz,
             "{}: last event at {last}, reference {reference}: not one clock",
             path.display()
         );

@@ -34,10 +34,11 @@ use hubble_runtime::block::ThreadBlock;
 use hubble_runtime::props::{self, FakeProperties};
 use hubble_runtime::{Config, Control, Message};
 
-pub use crate::art_double::{EmulatedArt, Events, StopEvent, ThreadState};
+pub use crate::art_double::{EmulatedArt, Events, StopEvent, ThreadState, Timer};
 pub use crate::emu::{calibrate, HostMap};
 use crate::emu::{xreg, Machine};
 use crate::guest;
+use crate::native;
 use crate::proof::{check_files, longest_frame_ms};
 pub use crate::proof::{Evidence, FileCheck, FRAME_METHOD};
 pub use crate::report::report_json;
@@ -48,9 +49,22 @@ pub const PACKAGE: &str = "com.example.app";
 /// QEMU's generic timer: 62.5 MHz (`CNTVCT_EL0` = CLOCK_MONOTONIC ns / 16 in unicorn).
 pub const TIMER_HZ: u64 = 62_500_000;
 
+/// Which trace points run the UI thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Isa {
+    /// The emitted A64 bytes in unicorn (the default).
+    A64,
+    /// The emitted x86_64 bytes natively on this CPU ([`crate::native`]).
+    X86_64,
+}
+
 /// Parameters of a run.
 #[derive(Clone, Debug)]
 pub struct Params {
+    /// Which trace points.
+    pub isa: Isa,
+    /// `--isa x86_64`: the blob file of `scripts/hotpath-x86-gen`.
+    pub x86_blobs: Option<PathBuf>,
     /// Target method invocations.
     pub invocations: usize,
     /// Ring size in bytes (a power of two).
@@ -85,6 +99,10 @@ pub struct Report {
     pub ring_bytes: usize,
     /// Work iterations per µs.
     pub iters_per_us: u64,
+    /// Which trace points ran.
+    pub isa: Isa,
+    /// The clock's frequency (Hz).
+    pub timer_hz: u64,
     /// Emulated time of the stream (ms, wall).
     pub emulate_ms: u128,
     /// Trace points that wrote a record (counter reads in the emitted code).
@@ -132,9 +150,29 @@ pub fn run(p: &Params) -> Result<Report> {
         }
     };
     // -------------------------------------------------------------- the stream
-    let iters_per_us = calibrate()?;
+    let (iters_per_us, timer, native_code) = match p.isa {
+        Isa::A64 => (calibrate()?, Timer::Emulated, None),
+        Isa::X86_64 => {
+            let path = p.x86_blobs.as_ref().context(
+                "--isa x86_64 needs --x86-blobs FILE (scripts/hotpath-x86-gen prints it)",
+            )?;
+            let code = native::Code::load(path)?;
+            ensure!(
+                code.offsets[0] == guest::block_offset() as i64,
+                "the x86 blobs' cursor offset {} is not the Thread layout's {}",
+                code.offsets[0],
+                guest::block_offset()
+            );
+            let hz = crate::art_double::calibrate_tsc();
+            say(format!(
+                "x86_64 natively: ART's emitted trace points from {}, TSC calibrated at {hz} Hz",
+                path.display()
+            ));
+            (native::calibrate(), Timer::Tsc { hz }, Some(Arc::new(code)))
+        }
+    };
     say(format!(
-        "emulator speed: {iters_per_us} work-loop iterations per µs"
+        "UI thread speed: {iters_per_us} work-loop iterations per µs"
     ));
     let w = workload::generate(Shape {
         invocations: p.invocations,
@@ -211,6 +249,7 @@ pub fn run(p: &Params) -> Result<Report> {
         progress: progress.clone(),
         ops_base: ops_map.addr(),
         snapshot: Mutex::new(None),
+        timer,
         resolved: AtomicUsize::new(0),
     };
     let control = Arc::new(Control::new(
@@ -268,20 +307,36 @@ pub fn run(p: &Params) -> Result<Report> {
         let (idle_reached, idle_release) = (idle_reached.clone(), idle_release.clone());
         let verbose = p.verbose;
         let n_ops = w.ops.len();
+        let native_code = native_code.clone();
         std::thread::Builder::new()
             .name("main".into())
             .spawn(move || -> Result<u128> {
                 let r = (|| -> Result<u128> {
                     let mut code_map = HostMap::new(guest::CODE_BYTES)?;
-                    let mut m = Machine::new(
-                        &mut code_map,
-                        &thread,
-                        &ops_map,
-                        &progress,
-                        Some((ring_begin, (ring_end - ring_begin) as usize)),
-                    )?;
-                    let code = guest::code();
-                    install_hooks(&mut m, &code, events.clone())?;
+                    let mut machine = None;
+                    if native_code.is_none() {
+                        let mut m = Machine::new(
+                            &mut code_map,
+                            &thread,
+                            &ops_map,
+                            &progress,
+                            Some((ring_begin, (ring_end - ring_begin) as usize)),
+                        )?;
+                        let code = guest::code();
+                        install_hooks(&mut m, &code, events.clone())?;
+                        machine = Some(m);
+                    } else {
+                        native::set_thread_register(thread.addr())?;
+                    }
+                    // SAFETY: the block lives in `thread`, which this closure keeps alive.
+                    let block = unsafe { &*(block_addr as *const ThreadBlock) };
+                    let driver = native_code.as_deref().map(|code| native::Driver {
+                        code,
+                        ops: &ops_map,
+                        progress: &progress,
+                        block,
+                        events: &events,
+                    });
                     let t0 = Instant::now();
                     let mut native_i = 0;
                     let mut last_print = Instant::now();
@@ -291,6 +346,13 @@ pub fn run(p: &Params) -> Result<Report> {
                             let n = &natives[native_i];
                             state.to_native();
                             if n.idle {
+                                if verbose {
+                                    eprintln!(
+                                        "[main-job]   UI thread idle after {} ms ({} records written)",
+                                        t0.elapsed().as_millis(),
+                                        events.counter_reads.load(Ordering::Relaxed)
+                                    );
+                                }
                                 idle_reached.store(true, Ordering::Release);
                                 let t = Instant::now();
                                 while !idle_release.load(Ordering::Acquire)
@@ -304,7 +366,11 @@ pub fn run(p: &Params) -> Result<Report> {
                             state.to_runnable();
                             native_i += 1;
                         }
-                        m.run(from, to)?;
+                        match (&mut machine, &driver) {
+                            (Some(m), _) => m.run(from, to)?,
+                            (None, Some(d)) => d.run(from, to)?,
+                            (None, None) => unreachable!("no machine and no native driver"),
+                        }
                         if verbose && last_print.elapsed() > Duration::from_millis(500) {
                             eprintln!(
                             "[main-job]   emulated {to}/{n_ops} ops ({:.0} %), {} records written",
@@ -347,7 +413,11 @@ pub fn run(p: &Params) -> Result<Report> {
     {
         ensure!(
             t1.elapsed() < Duration::from_secs(10),
-            "the runtime's jank trigger ({trigger_spec}) never fired"
+            "the runtime's jank trigger ({trigger_spec}) never fired ({} records written, {} stops seen, cursor {:#x}, {} ms since the UI thread started)",
+            events.counter_reads.load(Ordering::Relaxed),
+            events.stops.lock().unwrap().len(),
+            block.cursor.load(Ordering::Relaxed),
+            t0.elapsed().as_millis()
         );
         std::thread::sleep(Duration::from_millis(5));
     }
@@ -431,6 +501,8 @@ pub fn run(p: &Params) -> Result<Report> {
         methods_low_high: w.table.split_4g(),
         ring_bytes: p.ring_bytes,
         iters_per_us,
+        isa: p.isa,
+        timer_hz: timer.hz(),
         emulate_ms,
         records_written: events.counter_reads.load(Ordering::Relaxed),
         jank_frame: (jank.number, jank.start, jank.end),

@@ -9,6 +9,8 @@ use hubble_main_job::run::{run, Params};
 fn short_main_job_flushes_match_the_stream_and_tampering_is_caught() {
     let tmp = tempfile::tempdir().unwrap();
     let params = Params {
+        isa: hubble_main_job::run::Isa::A64,
+        x86_blobs: None,
         invocations: 30_000,
         ring_bytes: 64 << 10,
         seed: 42,

@@ -58,7 +58,7 @@ constexpr uint32_t kMarkStart = 3u;
 //  - arm64: MRS CNTVCT_EL0 (the A64 emitter's instruction).
 //  - arm:   MRRC p15, 1, <lo>, <hi>, c14 (CNTVCT; the T32 emitter's instruction).
 //  - x86_64 / x86 (host builds and the x86 emulators; there is no generic timer): RDTSC, which
-//    nterp's x86_64 and x86 macros also use, so every trace point of one process reads one
+//    nterp's x86_64 and x86 macros and the compiled code's trace points (0015) also use, so every trace point of one process reads one
 //    clock. The runtime crate reads the same counter for the flush's reference value
 //    (hubble::ReadCounter) and calibrates its frequency against CLOCK_MONOTONIC (invariant TSC
 //    on every x86_64 CPU that runs Android's x86 and x86_64 emulators and cuttlefish).
@@ -171,15 +171,16 @@ inline void Exit(Word* block) {
 inline uint64_t ReadCounter() { return GenericTimer::Read(); }
 
 // Which code writes its own trace points, per ISA: compiled code and compiled JNI stubs where
-// the compiler has emitters (0012, 0013, 0025: arm64 and arm; 0014 accepts the nodes on x86 and
-// x86_64 and emits nothing), nterp where its macros are patched in (0023: arm64ng, armng,
+// the compiler has emitters (0012, 0013, 0015, 0025: arm64, arm, x86_64 and x86), nterp where its macros are patched in (0023: arm64ng, armng,
 // x86_64ng, x86ng; rust/harness/interp-replay holds this against the series). The C++ paths that write
 // an exit for a frame they did not enter (the unwinder, a deoptimized frame's interpreter exit,
 // OSR) ask here, so that no ISA gets an exit without an entry (issue 20 A.7).
 enum class Isa { kArm, kArm64, kX86, kX86_64, kRiscv64 };
 enum class QuickFrameKind { kCompiled, kNterp };
 
-constexpr bool CompiledCodeTraced(Isa isa) { return isa == Isa::kArm64 || isa == Isa::kArm; }
+constexpr bool CompiledCodeTraced(Isa isa) {
+  return isa == Isa::kArm64 || isa == Isa::kArm || isa == Isa::kX86_64 || isa == Isa::kX86;
+}
 
 constexpr bool NterpTraced(Isa isa) {
   return isa == Isa::kArm64 || isa == Isa::kArm || isa == Isa::kX86_64 || isa == Isa::kX86;

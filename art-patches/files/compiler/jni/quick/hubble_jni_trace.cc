@@ -23,6 +23,16 @@
 #include "utils/arm64/jni_macro_assembler_arm64.h"
 #endif
 
+#ifdef ART_ENABLE_CODEGEN_x86
+#include "optimizing/hubble/trace_point_x86.h"
+#include "utils/x86/jni_macro_assembler_x86.h"
+#endif
+
+#ifdef ART_ENABLE_CODEGEN_x86_64
+#include "optimizing/hubble/trace_point_x86_64.h"
+#include "utils/x86_64/jni_macro_assembler_x86_64.h"
+#endif
+
 namespace art HIDDEN {
 namespace hubble {
 
@@ -171,6 +181,141 @@ class JniTracePointsArm final : public JniTracePoints {
 
 #endif  // ART_ENABLE_CODEGEN_arm
 
+#ifdef ART_ENABLE_CODEGEN_x86_64
+
+// x86_64: RDTSC writes RAX and RDX (RDTSCP also RCX); a stub has no register allocator, so the
+// trace points take fixed registers and keep what is live in the counter's registers around
+// them (two or three MOVs, executed with tracing off too: a stub's transitions cost far more).
+// Entry (managed ABI: ArtMethod* in RDI, arguments in RSI, RDX, RCX, R8, R9, XMM0-7; RAX holds
+// nothing): the cursor in RBX and RDX (RCX) kept in R12 (R13), managed callee-saves that
+// BuildFrame spilled and that the stub has not used yet. Exit (return value in RAX or XMM0): the
+// cursor in R8 and RAX kept in RSI, argument registers that are never return registers (RDX and
+// RCX are such too).
+class JniTracePointsX86_64 final : public JniTracePoints {
+ public:
+  explicit JniTracePointsX86_64(x86_64::X86_64JNIMacroAssembler* jni_asm)
+      : jni_asm_(jni_asm),
+        asm_(jni_asm->GetAssembler()),
+        entry_tp_{JniThreadOffsets<PointerSize::k64>(),
+                  x86_64::CpuRegister(x86_64::RBX),
+                  TracePointOptions()},
+        exit_tp_{JniThreadOffsets<PointerSize::k64>(),
+                 x86_64::CpuRegister(x86_64::R8),
+                 TracePointOptions()},
+        method_(x86_64::RDI) {}
+
+  void EmitEntry(ManagedRegister method) override {
+    method_ = method.AsX86_64().AsCpuRegister().AsRegister();
+    DCHECK(!CounterClobbersX86_64(entry_tp_.options, method_));
+    DCHECK_NE(method_, entry_tp_.cursor.AsRegister());
+    const bool rcx = CounterClobbersX86_64(entry_tp_.options, x86_64::RCX);
+    asm_->movq(kSaveRdx, x86_64::CpuRegister(x86_64::RDX));
+    if (rcx) {
+      asm_->movq(kSaveRcx, x86_64::CpuRegister(x86_64::RCX));
+    }
+    // Any width: the stub is shared by every native method with its shorty and flags.
+    EmitTracePointX86_64(
+        asm_, entry_tp_, TraceKind::kEntry, x86_64::CpuRegister(method_), &entry_);
+    asm_->movq(x86_64::CpuRegister(x86_64::RDX), kSaveRdx);
+    if (rcx) {
+      asm_->movq(x86_64::CpuRegister(x86_64::RCX), kSaveRcx);
+    }
+  }
+
+  void EmitExit() override {
+    asm_->movq(kSaveRax, x86_64::CpuRegister(x86_64::RAX));
+    EmitTracePointX86_64(
+        asm_, exit_tp_, TraceKind::kExit, x86_64::CpuRegister(x86_64::RDI), &exit_);
+    asm_->movq(x86_64::CpuRegister(x86_64::RAX), kSaveRax);
+  }
+
+  void EmitOutOfLine(size_t exit_cfa_adjustment) override {
+    EmitTracePointOutOfLineX86_64(
+        asm_, entry_tp_, TraceKind::kEntry, x86_64::CpuRegister(method_), &entry_);
+    jni_asm_->cfi().AdjustCFAOffset(static_cast<int>(exit_cfa_adjustment));
+    EmitTracePointOutOfLineX86_64(
+        asm_, exit_tp_, TraceKind::kExit, x86_64::CpuRegister(x86_64::RDI), &exit_);
+    jni_asm_->cfi().AdjustCFAOffset(-static_cast<int>(exit_cfa_adjustment));
+  }
+
+ private:
+  const x86_64::CpuRegister kSaveRdx{x86_64::R12};
+  const x86_64::CpuRegister kSaveRcx{x86_64::R13};
+  const x86_64::CpuRegister kSaveRax{x86_64::RSI};
+
+  x86_64::X86_64JNIMacroAssembler* const jni_asm_;
+  x86_64::X86_64Assembler* const asm_;
+  const TracePointX86_64 entry_tp_;
+  const TracePointX86_64 exit_tp_;
+  x86_64::Register method_;  // CpuRegister is not assignable
+  TraceLabelsX86_64 entry_;
+  TraceLabelsX86_64 exit_;
+};
+
+#endif  // ART_ENABLE_CODEGEN_x86_64
+
+#ifdef ART_ENABLE_CODEGEN_x86
+
+// x86: RDTSC writes EAX and EDX (RDTSCP also ECX). Entry (managed ABI: ArtMethod* in EAX,
+// arguments in ECX, EDX, EBX, XMM0-3): the three managed callee-saves BuildFrame spilled, not
+// yet in use, hold the cursor (EBP), a copy of the ArtMethod* (ESI) and EDX (EDI); ECX goes to
+// XMM7 for RDTSCP (XMM4-7 carry no argument). Exit (return value in EAX, EDX:EAX or XMM0; the
+// callee-saves now hold the JNI environment and cookie): the cursor in EBX (an argument register,
+// never a return register), EAX and EDX kept in XMM6 and XMM7 (caller-saved everywhere, and the
+// native code has just clobbered them anyway).
+class JniTracePointsX86 final : public JniTracePoints {
+ public:
+  explicit JniTracePointsX86(x86::X86JNIMacroAssembler* jni_asm)
+      : jni_asm_(jni_asm),
+        asm_(jni_asm->GetAssembler()),
+        entry_tp_{JniThreadOffsets<PointerSize::k32>(), x86::EBP, TracePointOptions()},
+        exit_tp_{JniThreadOffsets<PointerSize::k32>(), x86::EBX, TracePointOptions()} {}
+
+  void EmitEntry(ManagedRegister method) override {
+    const x86::Register m = method.AsX86().AsCpuRegister();
+    const bool ecx = CounterClobbersX86(entry_tp_.options, x86::ECX);
+    DCHECK(m != x86::EBP && m != x86::ESI && m != x86::EDI);
+    asm_->movl(x86::ESI, m);
+    asm_->movl(x86::EDI, x86::EDX);
+    if (ecx) {
+      asm_->movd(x86::XMM7, x86::ECX);
+    }
+    EmitTracePointX86(asm_, entry_tp_, TraceKind::kEntry, x86::ESI, &entry_);
+    if (m != x86::ESI) {
+      asm_->movl(m, x86::ESI);
+    }
+    asm_->movl(x86::EDX, x86::EDI);
+    if (ecx) {
+      asm_->movd(x86::ECX, x86::XMM7);
+    }
+  }
+
+  void EmitExit() override {
+    asm_->movd(x86::XMM6, x86::EAX);
+    asm_->movd(x86::XMM7, x86::EDX);
+    EmitTracePointX86(asm_, exit_tp_, TraceKind::kExit, x86::EAX, &exit_);
+    asm_->movd(x86::EAX, x86::XMM6);
+    asm_->movd(x86::EDX, x86::XMM7);
+  }
+
+  void EmitOutOfLine(size_t exit_cfa_adjustment) override {
+    EmitTracePointOutOfLineX86(asm_, entry_tp_, &entry_);
+    jni_asm_->cfi().AdjustCFAOffset(static_cast<int>(exit_cfa_adjustment));
+    EmitTracePointOutOfLineX86(asm_, exit_tp_, &exit_);
+    jni_asm_->cfi().AdjustCFAOffset(-static_cast<int>(exit_cfa_adjustment));
+  }
+
+ private:
+  x86::X86JNIMacroAssembler* const jni_asm_;
+  x86::X86Assembler* const asm_;
+  const TracePointX86 entry_tp_;
+  const TracePointX86 exit_tp_;
+  TraceLabelsX86 entry_;
+  TraceLabelsX86 exit_;
+};
+
+#endif  // ART_ENABLE_CODEGEN_x86
+
 template <PointerSize kPointerSize>
 static std::unique_ptr<JniTracePoints> Create(JNIMacroAssembler<kPointerSize>* jni_asm,
                                               const CompilerOptions& compiler_options,
@@ -187,11 +332,22 @@ static std::unique_ptr<JniTracePoints> Create(JNIMacroAssembler<kPointerSize>* j
           down_cast<arm64::Arm64JNIMacroAssembler*>(jni_asm));
     }
 #endif
+#ifdef ART_ENABLE_CODEGEN_x86_64
+    if (isa == InstructionSet::kX86_64) {
+      return std::make_unique<JniTracePointsX86_64>(
+          down_cast<x86_64::X86_64JNIMacroAssembler*>(jni_asm));
+    }
+#endif
   } else {
 #ifdef ART_ENABLE_CODEGEN_arm
     if (isa == InstructionSet::kArm || isa == InstructionSet::kThumb2) {
       return std::make_unique<JniTracePointsArm>(
           down_cast<arm::ArmVIXLJNIMacroAssembler*>(jni_asm), jni_conv);
+    }
+#endif
+#ifdef ART_ENABLE_CODEGEN_x86
+    if (isa == InstructionSet::kX86) {
+      return std::make_unique<JniTracePointsX86>(down_cast<x86::X86JNIMacroAssembler*>(jni_asm));
     }
 #endif
   }

@@ -3,9 +3,9 @@
  *
  * A native method reached through a compiled stub (boot image and app AOT stubs, JIT-compiled
  * stubs) never runs the generic JNI trampoline, so the stub itself records the entry and the
- * exit, with the same A64/T32 sequences as compiled managed code. Both trace points run while
- * the thread is Runnable: the entry before the transition to Native, the exit after the one
- * back. A thread in Native never writes its ring, which is what lets the control thread
+ * exit, with the same A64, T32, x86_64 and x86 sequences as compiled managed code. Both trace
+ * points run while the thread is Runnable: the entry before the transition to Native, the exit
+ * after the one back. A thread in Native never writes its ring, which is what lets the control thread
  * force-stop it under the thread-state lock (Hubble §6).
  */
 #ifndef ART_COMPILER_JNI_QUICK_HUBBLE_JNI_TRACE_H_
@@ -44,7 +44,7 @@ class JniTracePoints {
 };
 
 // nullptr when the stub gets no trace points: Hubble compiled out, an ISA without an emitter
-// (x86, x86_64, riscv64: as their code generators, patch 0014), or @CriticalNative (no managed
+// (riscv64, as its code generator), or @CriticalNative (no managed
 // frame, no thread transition; compiled callers call those natives directly).
 std::unique_ptr<JniTracePoints> CreateJniTracePoints(JNIMacroAssembler<PointerSize::k32>* jni_asm,
                                                      const CompilerOptions& compiler_options,

@@ -56,8 +56,26 @@ constexpr TraceKind EntryKindFor(CodeOrigin origin, uint64_t method /* 0: not kn
 #define ART_HUBBLE_ISB_BEFORE_COUNTER 0
 #endif
 
+// x86 and x86_64: how the time-stamp counter is read (docs/hot-path.md "x86_64 and x86", measured
+// in docs/performance.md). RDTSC alone may execute before earlier instructions have completed,
+// which only blurs a timestamp by the depth of the out-of-order window (tens of cycles) and never
+// breaks the ring; LFENCE; RDTSC waits for them (Intel SDM vol. 2, RDTSC); RDTSCP waits for
+// earlier instructions too and also writes ECX (IA32_TSC_AUX), one more clobbered register. The
+// nterp macros (runtime/hubble/nterp_x86*.S) and runtime/hubble/trace_point.h use plain RDTSC:
+// every trace point of a process reads one clock the same way.
+enum class X86Counter : uint8_t {
+  kRdtsc = 0,        // default
+  kLfenceRdtsc = 1,  // LFENCE; RDTSC
+  kRdtscp = 2,       // RDTSCP (clobbers ECX as well)
+};
+
+#ifndef ART_HUBBLE_X86_COUNTER
+#define ART_HUBBLE_X86_COUNTER 0
+#endif
+
 struct TracePointOptions {
   bool isb_before_counter = ART_HUBBLE_ISB_BEFORE_COUNTER != 0;
+  X86Counter x86_counter = static_cast<X86Counter>(ART_HUBBLE_X86_COUNTER);
 };
 
 // Slot markers (lower 32 bits); see docs/architecture.md "Slot encoding".

@@ -93,10 +93,10 @@ def main():
     ap.add_argument("--head", default="5.2.0")
     ap.add_argument("--queries", default="")
     ap.add_argument("--timings", action="store_true",
-                    help="run each query 3 times per engine and print a markdown table of the "
-                         "median times (scripts/fleet-bench)")
+                    help="print a markdown table of the median times (scripts/fleet-bench)")
+    ap.add_argument("--runs", type=int, default=1, help="runs per query and engine")
     args = ap.parse_args()
-    runs = 3 if args.timings else 1
+    runs = max(1, args.runs)
     params = {"base": args.base, "head": args.head}
     queries = sorted(f[:-4] for f in os.listdir(SQL_DIR) if f.endswith(".sql"))
     if args.queries:

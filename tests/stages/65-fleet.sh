@@ -26,10 +26,8 @@ if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import duckdb, pyspar
 fi
 command -v java >/dev/null || hubble_die "no java for Spark (scripts/deps/aosp.apt installs default-jdk-headless)"
 
-# hubble-fleet (the engine behind `hubble fleet`) is built here only: stage 10 leaves its
-# feature off, so the workspace's debug build never compiles DataFusion.
-(cd rust && nice -n 10 cargo build --locked --release -p hubble-cli --bin hubble -p hubble-main-job --bin fleet-gen \
-  && nice -n 10 cargo build --locked --release -p hubble-fleet --features engine --bin hubble-fleet)
+(cd rust && nice -n 10 cargo build --locked --release -p hubble-cli --bin hubble -p hubble-main-job --bin fleet-gen)
+hubble_build_fleet_engine
 HUBBLE="$HUBBLE_ROOT/rust/target/release/hubble"
 GEN="$HUBBLE_ROOT/rust/target/release/fleet-gen"
 WORK="$(mktemp -d)"

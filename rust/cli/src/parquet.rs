@@ -36,12 +36,16 @@ pub fn parse_meta(pairs: &[String]) -> Result<BTreeMap<String, String>> {
     Ok(out)
 }
 
-/// Exports `files` into the fleet layout under `out`. Returns an error (after exporting what
-/// could be) if any input failed.
+/// Call rows per part: a batch of any size is written in parts of about this many rows, so
+/// memory stays bounded (a few hundred MB) and engines get files they can split.
+const ROWS_PER_PART: usize = 1 << 20;
+
+/// Exports `files` into the fleet layout under `out`, in parts of about [`ROWS_PER_PART`]
+/// calls. Returns an error (after exporting what could be) if any input failed.
 pub fn export(files: &[PathBuf], out: &Path, meta: &BTreeMap<String, String>) -> Result<()> {
     let mut tables = TraceTables::new();
     let mut ids = Vec::new();
-    let mut failed = 0usize;
+    let (mut exported, mut failed) = (0usize, 0usize);
     for path in files {
         let added = (|| -> Result<()> {
             let bytes =
@@ -65,14 +69,32 @@ pub fn export(files: &[PathBuf], out: &Path, meta: &BTreeMap<String, String>) ->
             eprintln!("hubble: skipped: {e:#}");
             failed += 1;
         }
+        if tables.calls() >= ROWS_PER_PART {
+            exported += write_parts(out, std::mem::take(&mut tables), &mut ids)?;
+        }
     }
-    if ids.is_empty() {
+    if !ids.is_empty() {
+        exported += write_parts(out, tables, &mut ids)?;
+    }
+    if exported == 0 {
         bail!("none of the {} input(s) could be exported", files.len());
     }
+    if failed > 0 {
+        bail!(
+            "{failed} of {} input(s) failed (named above); the other {exported} were exported",
+            files.len()
+        );
+    }
+    Ok(())
+}
+
+/// Writes one part of `tables` (whose traces are `ids`, emptied); returns the traces written.
+fn write_parts(out: &Path, tables: TraceTables, ids: &mut Vec<String>) -> Result<usize> {
     // The part's name comes from its traces, so exporting the same batch again replaces the
     // part instead of adding a copy that every query would count twice.
     ids.sort();
     let part = format!("part-{}", trace_id(ids.join(",").as_bytes()));
+    ids.clear();
     let (traces, calls) = tables.finish()?;
     let calls_path = write_part(out, Table::Calls, &part, &calls)?;
     // The traces part last: a reader joining calls to traces sees a trace only once its calls
@@ -85,14 +107,7 @@ pub fn export(files: &[PathBuf], out: &Path, meta: &BTreeMap<String, String>) ->
         traces_path.display(),
         calls_path.display()
     );
-    if failed > 0 {
-        bail!(
-            "{failed} of {} input(s) failed (named above); the other {} were exported",
-            files.len(),
-            ids.len()
-        );
-    }
-    Ok(())
+    Ok(traces.num_rows())
 }
 
 /// Device-class metadata a summary row may carry: the format's keys, none of which names a

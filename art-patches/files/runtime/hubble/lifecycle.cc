@@ -24,6 +24,17 @@ std::atomic<bool> gStarted{false};
 
 namespace {
 
+// Thread::Destroy calls OnThreadDetaching first and runs on for a while (uncaught-exception
+// handlers, ThreadGroup bookkeeping: managed code) with the thread still in the thread list, until
+// ThreadList::Unregister removes and deletes it. Until OnProcessStarted has decided whether the
+// control plane runs, a thread that begins detaching marks itself with this custom TLS entry
+// (freed with the Thread) so that the start does not report it: nothing would ever report it
+// detached, and the control plane would keep a dangling Thread*.
+constexpr const char* kDetachingKey = "hubble-detaching";
+
+// OnProcessStarted has run to its decision (started or not): no later start reports the list.
+std::atomic<bool> gDecided{false};
+
 size_t Handle(Thread* thread) { return reinterpret_cast<size_t>(thread); }
 
 rust::Str AsStr(const std::string& s) { return rust::Str(s.data(), s.size()); }
@@ -58,20 +69,27 @@ void OnProcessStarted(Thread* self) {
   }
   const std::string data_dir = runtime->GetProcessDataDirectory();
   if (!RuntimeStarted(AsStr(package), AsStr(package), AsStr(data_dir))) {
+    gDecided.store(true, std::memory_order_release);
     return;  // Hubble is not enabled for this package
   }
-  // From here on new threads report themselves (OnThreadAttached); the ones that exist already
-  // are reported below. A thread attaching in between may be reported twice: the control plane
-  // treats ThreadAttached as idempotent.
-  gStarted.store(true, std::memory_order_release);
   std::vector<Thread*> threads;
   {
     MutexLock mu(self, *Locks::thread_list_lock_);
+    // Started under thread_list_lock_, which OnThreadDetaching takes to decide: a thread that
+    // begins detaching either marked itself before (and is skipped here) or sees gStarted and
+    // reports its detach after these reports. From here on new threads report themselves
+    // (OnThreadAttached); one that attached since RuntimeStarted may be reported twice: the
+    // control plane treats ThreadAttached as idempotent.
+    gStarted.store(true, std::memory_order_release);
+    gDecided.store(true, std::memory_order_release);
     runtime->GetThreadList()->ForEach([](Thread* t, void* arg) {
       reinterpret_cast<std::vector<Thread*>*>(arg)->push_back(t);
     }, &threads);
     // Reported under thread_list_lock_ so that none of them can detach (and be freed) meanwhile.
     for (Thread* t : threads) {
+      if (t->GetCustomTLS(kDetachingKey) != nullptr) {
+        continue;  // in Thread::Destroy already: freed without another word to us
+      }
       std::string name;
       t->GetThreadName(name);
       ReportAttached(t, name);
@@ -88,7 +106,18 @@ void OnThreadAttached(Thread* thread) {
 
 void OnThreadDetaching(Thread* self) {
   if (LIKELY(!gStarted.load(std::memory_order_acquire))) {
-    return;
+    Runtime* runtime = Runtime::Current();
+    if (LIKELY(gDecided.load(std::memory_order_acquire)) || runtime == nullptr ||
+        runtime->IsZygote()) {
+      return;  // no start will report the thread list any more (or ever, in the zygote)
+    }
+    // Undecided: OnProcessStarted may be about to report the list, this thread included (it stays
+    // there until ThreadList::Unregister). Decide under the lock the start reports under.
+    MutexLock mu(self, *Locks::thread_list_lock_);
+    if (!gStarted.load(std::memory_order_relaxed)) {
+      self->SetCustomTLS(kDetachingKey, new TLSData());  // custom_tls_lock_ is below this lock
+      return;
+    }
   }
   DCHECK_NE(self->GetState(), ThreadState::kRunnable);
   ThreadDetached(Handle(self));

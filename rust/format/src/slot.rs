@@ -178,6 +178,27 @@ mod tests {
         }
     }
 
+    // docs/trace-format.md: the low word's values 0-3 are control values (exit, wide entry, pad,
+    // start); every pointer from 4 up is an entry in one slot, ts above it.
+    #[test]
+    fn pointers_below_four_are_refused_and_four_is_the_first_entry() {
+        for mode in [Mode::Bits32, Mode::Bits64] {
+            for method in 0u64..=8 {
+                let got = encode_entry(mode, method, 0xabcd);
+                if method < 4 {
+                    assert_eq!(
+                        got,
+                        Err(BadMethod(method)),
+                        "{mode:?} accepted control value {method}"
+                    );
+                } else {
+                    let slot = (0xabcd_u64 << 32) | method;
+                    assert_eq!(got, Ok(([slot, 0], 1)), "{mode:?} pointer {method}");
+                }
+            }
+        }
+    }
+
     // An error names the pointer that could not be encoded, in hex as ART prints pointers.
     #[test]
     fn a_bad_method_error_names_the_pointer() {

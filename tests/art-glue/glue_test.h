@@ -35,6 +35,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -158,7 +159,8 @@ inline int RunAll(int argc, char** argv) {
     std::fprintf(stderr, "%s %s\n", ok ? "ok    " : "FAILED", t.name);
   }
   std::fprintf(stderr, "%d tests, %d failed\n", ran, failed_tests);
-  return (failed_tests == 0 && ran > 0) ? 0 : 1;
+  // With no filter, running nothing is a failure (a broken registration must not pass).
+  return (failed_tests == 0 && (ran > 0 || only != nullptr)) ? 0 : 1;
 }
 
 }  // namespace glue
@@ -264,9 +266,10 @@ class Mutator {
   }
   // Runs `step` on the mutator and waits (bounded) for it: false if it did not finish.
   bool Run(std::function<void()> step, int ms = 10000) {
-    std::atomic<bool> done{false};
-    Post([&done, step] { step(); done = true; });
-    bool finished = WaitFor([&done] { return done.load(); }, ms);
+    // Shared: a step that did not finish in time may finish after Run returned.
+    auto done = std::make_shared<std::atomic<bool>>(false);
+    Post([done, step] { step(); *done = true; });
+    bool finished = WaitFor([done] { return done->load(); }, ms);
     if (!finished) abandoned_ = true;
     return finished;
   }

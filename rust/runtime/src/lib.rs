@@ -217,6 +217,20 @@ pub fn control_loop<A: Art>(control: &Control<A>, rx: &mpsc::Receiver<Message>) 
     }
 }
 
+/// The control thread: attaches to ART, starts tracing (the UI thread and the next foreground
+/// one), runs [`control_loop`] until [`Message::Shutdown`], detaches.
+pub fn control_thread<A: Art>(control: &Control<A>, rx: &mpsc::Receiver<Message>) {
+    let attached = control.art().attach_current_thread("HubbleControl");
+    // Default: trace the UI thread (and the next foreground one).
+    if let Err(e) = control.start_tracing() {
+        log::warn!("hubble: {e}");
+    }
+    control_loop(control, rx);
+    if attached {
+        control.art().detach_current_thread();
+    }
+}
+
 fn runtime_started(package: &str, process: &str, data_dir: &str) -> bool {
     init_logging();
     let props = system_properties();
@@ -248,17 +262,7 @@ fn runtime_started(package: &str, process: &str, data_dir: &str) -> bool {
     }
     let spawned = std::thread::Builder::new()
         .name("HubbleControl".into())
-        .spawn(move || {
-            let attached = control.art().attach_current_thread("HubbleControl");
-            // Default: trace the UI thread (and the next foreground one).
-            if let Err(e) = control.start_tracing() {
-                log::warn!("hubble: {e}");
-            }
-            control_loop(&control, &rx);
-            if attached {
-                control.art().detach_current_thread();
-            }
-        });
+        .spawn(move || control_thread(&*control, &rx));
     if let Err(e) = spawned {
         log::error!("hubble: cannot start the control thread: {e}");
         return false;

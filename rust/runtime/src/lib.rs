@@ -218,17 +218,20 @@ pub fn control_loop<A: Art>(control: &Control<A>, rx: &mpsc::Receiver<Message>) 
 }
 
 /// The control thread: attaches to ART, starts tracing (the UI thread and the next foreground
-/// one), runs [`control_loop`] until [`Message::Shutdown`], detaches.
+/// one), runs [`control_loop`] until [`Message::Shutdown`], detaches. If ART refuses to attach
+/// it (the runtime is shutting down, or `Thread::Init` failed), it returns at once: every call
+/// it makes into ART (`ResolveMethods`, `LockThreadState`) assumes an attached thread.
 pub fn control_thread<A: Art>(control: &Control<A>, rx: &mpsc::Receiver<Message>) {
-    let attached = control.art().attach_current_thread("HubbleControl");
+    if !control.art().attach_current_thread("HubbleControl") {
+        log::error!("hubble: the runtime refused to attach the control thread; not tracing");
+        return;
+    }
     // Default: trace the UI thread (and the next foreground one).
     if let Err(e) = control.start_tracing() {
         log::warn!("hubble: {e}");
     }
     control_loop(control, rx);
-    if attached {
-        control.art().detach_current_thread();
-    }
+    control.art().detach_current_thread();
 }
 
 fn runtime_started(package: &str, process: &str, data_dir: &str) -> bool {

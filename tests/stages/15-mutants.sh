@@ -30,7 +30,7 @@ hubble_log "cargo mutants ${shard[*]}: $n mutants (excluded as equivalent: rust/
 rc=0
 # --timeout: a mutant whose tests run this long is a loop that never ends (caught); the tests
 # take ~15 s, so a slow machine does not turn a survivor into a timeout.
-nice -n 10 cargo mutants "${shard[@]}" --in-place --timeout 300 -j1 --no-shuffle -o "$out" \
+nice -n 10 cargo mutants "${shard[@]}" --in-place --timeout 300 --no-shuffle -o "$out" \
   > "$out/run.log" 2>&1 || rc=$?
 git diff --quiet -- format/src || hubble_die "cargo-mutants left format/src modified (git diff)"
 grep -E '^(ok|MISSED|TIMEOUT|unviable)' "$out/run.log" | tail -5 >&2 || true

@@ -186,6 +186,10 @@ class StubTest {
     return t;
   }
   static void DetachCalling() { Thread::self_tls_ = nullptr; }
+  // ART's name for the thread (what Thread::GetThreadName reads), set as SetCachedThreadName does.
+  static void SetName(Thread* t, const char* name) {
+    t->tlsPtr_.name.store(strdup(name), std::memory_order_seq_cst);
+  }
   static int SuspendCount(Thread* t) {
     MutexLock mu(Thread::Current(), *Locks::thread_suspend_count_lock_);
     return t->tls32_.suspend_count;

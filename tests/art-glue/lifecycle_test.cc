@@ -237,6 +237,52 @@ GLUE_TEST(a_thread_detaching_while_the_start_reports_is_not_left_registered) {
   GLUE_CHECK(Registry().count(H(self)) == 1, "the main thread was not reported");
 }
 
+// Thread names reach ART as modified UTF-8 (Thread.setName -> GetStringUTFChars: a supplementary
+// character as two 3-byte surrogates, U+0000 as C0 80), and the kernel's copy is cut at 15 bytes
+// (art::SetThreadName), possibly inside a character; rust::Str accepts only UTF-8 (cxx aborts the
+// process otherwise). Names are handed over as UTF-8: surrogate pairs joined, anything else that
+// is not UTF-8 replaced by U+FFFD.
+GLUE_TEST(names_that_are_not_utf8_reach_rust_as_utf8) {
+  StartUp();
+  Thread* self = AttachAndRegister("main");
+  AppProcess();
+  // U+1F600 is D83D DE00 in UTF-16: ED A0 BD ED B8 80 in modified UTF-8, F0 9F 98 80 in UTF-8.
+  const char* modified = "\xed\xa0\xbd\xed\xb8\x80 worker";
+  const std::string utf8 = "\xf0\x9f\x98\x80 worker";
+  const std::string fffd = "\xef\xbf\xbd";
+  Mutator listed("listed");
+  art::StubTest::SetName(listed.thread(), modified);
+  art::hubble::OnProcessStarted(self);
+  std::string reported = "(none)";
+  for (const Event& e : Events()) {
+    if (e.kind == "attached" && e.thread == H(listed.thread())) reported = e.name;
+  }
+  GLUE_CHECK(reported == utf8, "GetThreadName's modified UTF-8 reported as '%s'", reported.c_str());
+  GLUE_CHECK(!art::hubble::OnThreadRenaming(self, modified), "a plain name was swallowed");
+  GLUE_CHECK(Events().back().kind == "renamed" && Events().back().name == utf8,
+             "renamed to '%s'", Events().back().name.c_str());
+  // Cut inside a character (C3 A9 is U+00E9), a lone surrogate, U+0000, a stray continuation.
+  const struct { const char* in; std::string want; } cases[] = {
+      {"abcdefghijklmn\xc3", "abcdefghijklmn" + fffd},
+      {"x\xed\xa0\xbdy", "x" + fffd + "y"},
+      {"a\xc0\x80" "b", "a" + fffd + "b"},
+      {"\x80\xc3\xa9", fffd + "\xc3\xa9"},
+  };
+  for (const auto& c : cases) {
+    art::hubble::OnThreadRenaming(self, c.in);
+    GLUE_CHECK(Events().back().name == c.want, "'%s' forwarded as '%s'", c.in,
+               Events().back().name.c_str());
+  }
+  // The kernel's name of a thread that attaches later, cut at 15 bytes inside a character.
+  Mutator late("late");
+  late.Run([&] {
+    pthread_setname_np(pthread_self(), "abcdefghijklmn\xc3");
+    art::hubble::OnThreadAttached(late.thread());
+  });
+  GLUE_CHECK(Events().back().kind == "attached" && Events().back().name == "abcdefghijklmn" + fffd,
+             "kernel name forwarded as '%s'", Events().back().name.c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) { return glue::RunAll(argc, argv); }

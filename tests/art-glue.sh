@@ -37,7 +37,7 @@ art_in_root "$ART_BUILD_ENV
 cd /hubble/art-full
 nice -n 10 make -s -j2 -f /hubble/glue-src/glue.mk GLUE_SRC=/hubble/glue-src \
   GLUE_FILES=/hubble/glue-patches/files/runtime GLUE_OUT=/hubble/glue-out glue-tests \
-  > /hubble/glue-out/build.log 2>&1 || { grep -E 'error|undefined' /hubble/glue-out/build.log | head -40; exit 1; }"
+  > /hubble/glue-out/build.log 2>&1 || { grep -E 'error|undefined|\*\*\*' /hubble/glue-out/build.log | head -40; exit 1; }"
 hubble_log "art-glue tests built in $(( $(date +%s) - t0 ))s (log: $out/build.log)"
 # -Xgc:CMC on the command line: libart reads it at load (gc/collector/mark_compact.cc 156-166)
 # and runs as Android 14 devices with the userfaultfd GC do (no read barrier, no heap needed to

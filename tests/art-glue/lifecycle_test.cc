@@ -283,6 +283,88 @@ GLUE_TEST(names_that_are_not_utf8_reach_rust_as_utf8) {
              "kernel name forwarded as '%s'", Events().back().name.c_str());
 }
 
+std::string Hex(const std::string& s) {
+  std::string h;
+  char b[4];
+  for (unsigned char c : s) {
+    std::snprintf(b, sizeof(b), "%02x ", c);
+    h += b;
+  }
+  return h;
+}
+
+// Rust's own judgement of UTF-8 (std::str::from_utf8, through cxx's runtime in libart: what
+// rust::Str's constructor asks before it aborts), as the independent reference.
+extern "C" bool cxxbridge1$str$from(rust::Str* self, const char* ptr, std::size_t len) noexcept;
+bool IsUtf8(const std::string& s) {
+  rust::Str str;
+  return cxxbridge1$str$from(&str, s.data(), s.size());
+}
+
+// Random names, half of them random bytes that start or continue multi-byte characters, half
+// random characters encoded as UTF-8: every one reaches Rust as UTF-8, and a name that already is
+// UTF-8 arrives unchanged.
+GLUE_TEST(every_byte_string_reaches_rust_as_utf8_and_utf8_unchanged) {
+  StartUp();
+  Thread* self = AttachAndRegister("main");
+  AppProcess();
+  art::hubble::OnProcessStarted(self);
+  const uint8_t alphabet[] = {'a', 0x7f, 0x80, 0x9f, 0xa0, 0xbf, 0xc0, 0xc2, 0xc3, 0xdf, 0xe0,
+                              0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff, 0xbd, 0xb8, 0x9e};
+  uint64_t x = 0x9e3779b97f4a7c15u;
+  size_t valid_inputs = 0;
+  for (int round = 0; round < 20000; ++round) {
+    std::string in;
+    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+    int len = 1 + static_cast<int>(x % 12);
+    const bool bytes = (round % 2) == 0;
+    for (int k = 0; k < len; ++k) {
+      x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+      if (bytes) {
+        in.push_back(static_cast<char>(alphabet[x % sizeof(alphabet)]));
+        continue;
+      }
+      // A scalar value of 1, 2, 3 or 4 bytes (no surrogate), encoded by the definition.
+      const uint32_t limits[] = {0x7f, 0x7ff, 0xffff, 0x10ffff};
+      uint32_t c = 1 + static_cast<uint32_t>((x >> 8) % limits[x % 4]);
+      if (c >= 0xd800 && c <= 0xdfff) c -= 0x800;
+      if (c < 0x80) {
+        in.push_back(static_cast<char>(c));
+      } else if (c < 0x800) {
+        in.push_back(static_cast<char>(0xc0 | (c >> 6)));
+        in.push_back(static_cast<char>(0x80 | (c & 0x3f)));
+      } else if (c < 0x10000) {
+        in.push_back(static_cast<char>(0xe0 | (c >> 12)));
+        in.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3f)));
+        in.push_back(static_cast<char>(0x80 | (c & 0x3f)));
+      } else {
+        in.push_back(static_cast<char>(0xf0 | (c >> 18)));
+        in.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3f)));
+        in.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3f)));
+        in.push_back(static_cast<char>(0x80 | (c & 0x3f)));
+      }
+    }
+    art::hubble::OnThreadRenaming(self, in.c_str());
+    const std::string out = Events().back().name;
+    if (!IsUtf8(out)) {
+      GLUE_CHECK(false, "round %d: output not UTF-8", round);
+      break;
+    }
+    if (IsUtf8(in)) {
+      ++valid_inputs;
+      if (out != in) {
+        GLUE_CHECK(false, "round %d: UTF-8 input %s changed to %s", round, Hex(in).c_str(),
+                   Hex(out).c_str());
+        break;
+      }
+    }
+    std::lock_guard<std::mutex> g(gMu);
+    gEvents.pop_back();
+  }
+  GLUE_CHECK(valid_inputs >= 10000, "only %zu inputs were UTF-8: the generator is off",
+             valid_inputs);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) { return glue::RunAll(argc, argv); }

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,69 @@ std::atomic<bool> gDecided{false};
 
 size_t Handle(Thread* thread) { return reinterpret_cast<size_t>(thread); }
 
-rust::Str AsStr(const std::string& s) { return rust::Str(s.data(), s.size()); }
+// The names ART hands over are modified UTF-8 (a Java String through GetStringUTFChars: each
+// half of a surrogate pair encoded on its own, U+0000 as C0 80) or raw bytes (the kernel's name,
+// cut at 15 bytes, possibly inside a character); rust::Str must be UTF-8 (cxx aborts the process
+// otherwise). Surrogate pairs become one 4-byte character; U+0000, a lone surrogate and every
+// byte that starts no valid character become U+FFFD.
+std::string ToUtf8(const char* s, size_t n) {
+  static constexpr char kReplacement[] = "\xef\xbf\xbd";
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(s);
+  std::string out;
+  out.reserve(n);
+  size_t i = 0;
+  auto cont = [&](size_t k) { return i + k < n && (p[i + k] & 0xc0) == 0x80; };
+  auto three = [&](size_t at) {
+    return ((p[at] & 0x0fu) << 12) | ((p[at + 1] & 0x3fu) << 6) | (p[at + 2] & 0x3fu);
+  };
+  while (i < n) {
+    const uint8_t b = p[i];
+    size_t len = 0;  // bytes copied as they are
+    if (b < 0x80) {
+      len = 1;
+    } else if (b >= 0xc2 && b <= 0xdf && cont(1)) {
+      len = 2;
+    } else if (b >= 0xe0 && b <= 0xef && cont(1) && cont(2)) {
+      const uint32_t cp = three(i);
+      if (cp >= 0xd800 && cp <= 0xdfff) {
+        i += 3;
+        if (cp <= 0xdbff && i < n && p[i] == 0xed && cont(1) && cont(2) &&
+            three(i) >= 0xdc00 && three(i) <= 0xdfff) {
+          const uint32_t c = 0x10000 + ((cp - 0xd800) << 10) + (three(i) - 0xdc00);
+          out.push_back(static_cast<char>(0xf0 | (c >> 18)));
+          out.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3f)));
+          out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3f)));
+          out.push_back(static_cast<char>(0x80 | (c & 0x3f)));
+          i += 3;
+        } else {
+          out += kReplacement;  // a lone surrogate
+        }
+        continue;
+      }
+      len = cp >= 0x800 ? 3 : 0;
+    } else if (b >= 0xf0 && b <= 0xf4 && cont(1) && cont(2) && cont(3)) {
+      const uint32_t cp = ((b & 0x07u) << 18) | ((p[i + 1] & 0x3fu) << 12) |
+                          ((p[i + 2] & 0x3fu) << 6) | (p[i + 3] & 0x3fu);
+      len = (cp >= 0x10000 && cp <= 0x10ffff) ? 4 : 0;
+    } else if (b == 0xc0 && cont(1) && p[i + 1] == 0x80) {
+      out += kReplacement;  // modified UTF-8's U+0000
+      i += 2;
+      continue;
+    }
+    if (len == 0) {
+      out += kReplacement;
+      i += 1;
+    } else {
+      out.append(s + i, len);
+      i += len;
+    }
+  }
+  return out;
+}
+
+std::string ToUtf8(const std::string& s) { return ToUtf8(s.data(), s.size()); }
+
+rust::Str AsStr(const std::string& utf8) { return rust::Str(utf8.data(), utf8.size()); }
 
 // The kernel's name of the calling thread (15 chars): what is known at Thread::Init, before
 // the managed peer names it; later names arrive through OnThreadRenaming.
@@ -52,7 +115,8 @@ std::string KernelName(Thread* thread) {
 bool IsUiThread(Thread* thread) { return thread->GetTid() == getpid(); }
 
 void ReportAttached(Thread* thread, const std::string& name) {
-  ThreadAttached(Handle(thread), static_cast<uint32_t>(thread->GetTid()), AsStr(name),
+  const std::string utf8 = ToUtf8(name);
+  ThreadAttached(Handle(thread), static_cast<uint32_t>(thread->GetTid()), AsStr(utf8),
                  IsUiThread(thread));
 }
 
@@ -63,11 +127,11 @@ void OnProcessStarted(Thread* self) {
   if (runtime == nullptr || runtime->IsZygote() || gStarted.load(std::memory_order_acquire)) {
     return;  // never in zygote; once per process
   }
-  const std::string package = runtime->GetProcessPackageName();
+  const std::string package = ToUtf8(runtime->GetProcessPackageName());
   if (package.empty()) {
     return;
   }
-  const std::string data_dir = runtime->GetProcessDataDirectory();
+  const std::string data_dir = ToUtf8(runtime->GetProcessDataDirectory());
   if (!RuntimeStarted(AsStr(package), AsStr(package), AsStr(data_dir))) {
     gDecided.store(true, std::memory_order_release);
     return;  // Hubble is not enabled for this package
@@ -127,7 +191,8 @@ bool OnThreadRenaming(Thread* thread, const char* name) {
   if (LIKELY(!gStarted.load(std::memory_order_acquire)) || name == nullptr) {
     return false;
   }
-  return ThreadRenamed(Handle(thread), rust::Str(name));
+  const std::string utf8 = ToUtf8(name, strlen(name));
+  return ThreadRenamed(Handle(thread), AsStr(utf8));
 }
 
 void OnProcessStateChanged(ProcessState state) {

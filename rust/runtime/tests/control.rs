@@ -768,3 +768,27 @@ fn a_control_thread_art_refused_to_attach_traces_nothing() {
         "the UI thread's block was started"
     );
 }
+
+/// ART frees a detached `Thread` and may allocate the next one at the same address: a report of
+/// that address with another tid is a new thread, and its files carry its own tid, not the dead
+/// thread's (`lifecycle.cc` reports the threads that exist at the start and every later attach;
+/// a handle can reach the registry twice).
+#[test]
+fn a_handle_reported_again_with_another_tid_takes_the_new_tid() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("hubble");
+    let c = control(&dir, true, Box::new(FsStorage));
+    let t = FakeThread::new();
+    c.thread_attached(t.handle(), 41, "gone", false);
+    c.thread_attached(t.handle(), 42, "main", true);
+    c.start_tracing().unwrap();
+    t.to_runnable();
+    calls(&t, 3);
+    t.to_native();
+    c.flush(t.handle(), "test").unwrap();
+    let file = only_file(&dir);
+    assert_eq!(
+        (file.header.tid, file.header.thread_name.as_str()),
+        (42, "main")
+    );
+}

@@ -196,6 +196,37 @@ mod tests {
         }
     }
 
+    // floor(c × 10^9 / hz), checked by multiplication: ns × hz ≤ c × 10^9 < (ns + 1) × hz.
+    #[test]
+    fn counter_to_ns_is_the_floor_of_the_exact_quotient() {
+        assert_eq!(counter_to_ns(12345, 0), 0, "no frequency: 0");
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        for hz in [
+            1u64,
+            3,
+            19_200_000,
+            24_576_000,
+            1_000_000_000,
+            3_000_000_007,
+        ] {
+            for _ in 0..500 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let c = x >> (x % 64);
+                let ns = u128::from(counter_to_ns(c, hz));
+                let exact = u128::from(c) * 1_000_000_000;
+                let hz = u128::from(hz);
+                if exact / hz <= u128::from(u64::MAX) {
+                    assert!(
+                        ns * hz <= exact && exact < (ns + 1) * hz,
+                        "{c} ticks at {hz} Hz: {ns}"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn a_time_error_names_the_record_and_the_cause() {
         let text = TimeError::BeforeZero { index: 17 }.to_string();

@@ -5,7 +5,7 @@
  *
  * No Runtime can be created here (there is no boot class path), so the tests use ART's own
  * objects without one: Locks::Init and Thread::Startup as Runtime::Init calls them, real
- * art::Thread objects made by libart's constructor (thread.cc 2461), registered in a real
+ * art::Thread objects made by libart's constructor (thread.cc 2456), registered in a real
  * ThreadList by ThreadList::Register (thread_list.cc), and, where the glue asks
  * Runtime::Current(), a Runtime built by libart's own constructor (runtime.cc 240) that was never
  * Init()ed: the "minimal stand-in" is the set of fields the tests fill in (thread_list_,
@@ -14,6 +14,8 @@
  * "-Xgc:CMC" on their command line, which libart reads at load (mark_compact.cc 156-166, 275):
  * the userfaultfd GC of Android 14 devices, so Register needs no heap (thread_list.cc Register's
  * gUseReadBarrier branch).
+ *
+ * Line numbers are those of the pristine ART 14 source ($HUBBLE_CACHE/art/pristine).
  *
  * Private members are reached as ART's own tests reach them: Thread and Runtime name some test
  * classes as friends (thread.h `friend class StubTest`, runtime.h `friend class
@@ -175,7 +177,7 @@ class StubTest {
     Locks::Init();
     Thread::Startup();
   }
-  // A Thread as libart constructs it (kNative, thread.cc 2461-2492), made the calling pthread's
+  // A Thread as libart constructs it (kNative, thread.cc 2456-2487), made the calling pthread's
   // Thread::Current() and given its tid (Thread::Init does both, thread.cc InitTid / self_tls_).
   static Thread* AttachCalling(const char* name, bool daemon = false) {
     Thread* t = new Thread(daemon);
@@ -202,7 +204,7 @@ class StubTest {
   }
   static pid_t Tid(Thread* t) { return t->tls32_.tid; }
   // Test rescue after a detected leak: lowers the count to 0 and wakes the thread (as
-  // ThreadList::Resume does, thread_list.cc 862-875), so the failing test reports instead of
+  // ThreadList::Resume does, thread_list.cc 863-874), so the failing test reports instead of
   // hanging.
   static void Release(Thread* t) {
     Thread* self = Thread::Current();
@@ -224,7 +226,7 @@ class Dex2oatImageTest {
       Runtime* r = new Runtime();
       r->thread_list_ = new ThreadList(/*thread_suspend_timeout_ns=*/ 10ull * 1000 * 1000 * 1000);
       // Thread's constructor asks the heap whether its sampler is on (Thread::ResetTlab,
-      // thread.cc 4603-4605): zeroed storage of a gc::Heap answers false (HeapSampler::enabled_),
+      // thread.cc 4592-4594): zeroed storage of a gc::Heap answers false (HeapSampler::enabled_),
       // and no other field of it is read by what these tests run.
       r->heap_ = static_cast<gc::Heap*>(calloc(1, sizeof(gc::Heap)));
       Runtime::instance_ = r;

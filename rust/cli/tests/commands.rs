@@ -1,0 +1,173 @@
+//! What `tasks`, `chains --last-ms`, `info` and `decode --format tree` print, each against the
+//! library computed here or against values worked out by hand (cargo-mutants found these
+//! unpinned: docs/tools.md).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use hubble_export::synth::{trace, Spec};
+use hubble_export::Input;
+use hubble_format::TraceFile;
+
+fn hubble(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_hubble"))
+        .args(args)
+        .output()
+        .expect("run hubble");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8(o.stdout).unwrap(),
+        String::from_utf8(o.stderr).unwrap(),
+    )
+}
+
+fn synth(dir: &Path) -> (PathBuf, TraceFile) {
+    let path = dir.join("t.hubble");
+    let file = trace(&Spec {
+        seed: 7,
+        tid: 12,
+        thread_name: "main".into(),
+        ..Spec::default()
+    });
+    file.write_atomic(&path).unwrap();
+    (path.clone(), TraceFile::read(&path).unwrap())
+}
+
+#[test]
+fn tasks_prints_what_the_analysis_finds() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, file) = synth(dir.path());
+    let name = path.display().to_string();
+    let want = hubble_analysis::tasks::tasks(&[Input {
+        file: &file,
+        name: &name,
+    }])
+    .unwrap();
+    assert!(
+        !want.is_empty(),
+        "the synthetic trace has no thread to report"
+    );
+    let (code, out, err) = hubble(&["tasks", path.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let got: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(got, serde_json::to_value(&want).unwrap());
+    let (code, text, _) = hubble(&["tasks", path.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(
+        text.starts_with(&format!(
+            "thread {} (tid {})\n",
+            want[0].thread, want[0].tid
+        )),
+        "{text}"
+    );
+}
+
+#[test]
+fn chains_use_the_last_ms_asked_for_and_zero_means_the_whole_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, file) = synth(dir.path());
+    let p = path.to_str().unwrap();
+    let name = path.display().to_string();
+    let input = [Input {
+        file: &file,
+        name: &name,
+    }];
+    for (last_ms, window) in [
+        ("2.5", Some(2_500_000u64)),
+        ("0", None),
+        ("0.0004", Some(400)),
+    ] {
+        let want =
+            hubble_analysis::chains::chains(&input, window, hubble_analysis::chains::Rank::Time)
+                .unwrap();
+        let (code, out, err) = hubble(&["chains", p, "--last-ms", last_ms, "--json", "-n", "0"]);
+        assert_eq!(code, 0, "{err}");
+        let got: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(
+            got,
+            serde_json::to_value(&want).unwrap(),
+            "--last-ms {last_ms}"
+        );
+        let (_, text, _) = hubble(&["chains", p, "--last-ms", last_ms]);
+        let head = match window {
+            Some(ns) => format!(
+                "call chains in the last {}.{:03} ms before the flush",
+                ns / 1_000_000,
+                (ns / 1000) % 1000
+            ),
+            None => "call chains in the whole window".to_string(),
+        };
+        assert_eq!(
+            text.lines().next(),
+            Some(head.as_str()),
+            "--last-ms {last_ms}"
+        );
+    }
+}
+
+/// `sample` of cli.rs, by hand: a start and an entry at 1000, an entry at 1019, exits at 1038 and
+/// 1057, at 19 MHz (19 ticks = 1 µs); one of the two methods named.
+fn sample(dir: &Path, named: bool) -> PathBuf {
+    use hubble_format::{Mode, RingWriter, TraceHeader};
+    let mut ring = RingWriter::new(Mode::Bits64, 32);
+    ring.start(1000);
+    ring.entry(0x7000_0010, 1000).unwrap();
+    ring.entry(0x7f_0000_0020, 1019).unwrap();
+    ring.exit(1038);
+    ring.exit(1057);
+    let window = hubble_format::ring::decode(&ring.view(), Mode::Bits64).unwrap();
+    let end = (ring.write_pos_bytes() / 8) as usize;
+    let mut symbols = std::collections::BTreeMap::new();
+    if named {
+        symbols.insert(0x7000_0010, "void a.B.c()".to_owned());
+    }
+    let file = TraceFile {
+        header: TraceHeader {
+            mode: Mode::Bits64,
+            timer_hz: 19_000_000,
+            reference_counter: 1100,
+            wall_clock_ns: 1,
+            ring_bytes: 256,
+            write_pos: ring.write_pos_bytes(),
+            pid: 7,
+            tid: 8,
+            thread_name: "main".into(),
+            process_name: "a.b".into(),
+            reason: "test".into(),
+            anchors: Vec::new(),
+        },
+        window: ring.slots()[end - window.slots_used..end].to_vec(),
+        symbols,
+    };
+    let path = dir.join(format!("s{named}.hubble"));
+    file.write_atomic(&path).unwrap();
+    path
+}
+
+#[test]
+fn info_counts_unresolved_methods_and_the_span() {
+    let dir = tempfile::tempdir().unwrap();
+    for (named, unresolved) in [(true, 1), (false, 2)] {
+        let (code, out, err) = hubble(&["info", sample(dir.path(), named).to_str().unwrap()]);
+        assert_eq!(code, 0, "{err}");
+        // 1057 - 1000 = 57 ticks = 3 µs.
+        assert!(out.contains("2 entries, 2 exits over 0.003 ms"), "{out}");
+        assert!(
+            out.contains(&format!(
+                "2 distinct, {} symbols, {unresolved} unresolved",
+                2 - unresolved
+            )),
+            "{out}"
+        );
+    }
+}
+
+#[test]
+fn decode_tree_prints_each_frame_with_its_duration() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = sample(dir.path(), true);
+    let (code, out, err) = hubble(&["decode", path.to_str().unwrap(), "--format", "tree"]);
+    assert_eq!(code, 0, "{err}");
+    // c() from 1000 to 1057 (3 µs), the unnamed one inside from 1019 to 1038 (1 µs).
+    assert_eq!(out, "void a.B.c()  3.000 us\n  0x7f00000020  1.000 us\n");
+}

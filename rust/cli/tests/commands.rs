@@ -171,3 +171,59 @@ fn decode_tree_prints_each_frame_with_its_duration() {
     // c() from 1000 to 1057 (3 µs), the unnamed one inside from 1019 to 1038 (1 µs).
     assert_eq!(out, "void a.B.c()  3.000 us\n  0x7f00000020  1.000 us\n");
 }
+
+/// A reader that stops early (`hubble decode … | head`) is not an error: exit 0, nothing on
+/// stderr. Any other write error is one (here stdout is /dev/full: ENOSPC).
+#[test]
+fn a_closed_pipe_ends_quietly_and_a_full_disk_does_not() {
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.hubble");
+    trace(&Spec {
+        ring_slots: 1 << 16,
+        laps: 1.0,
+        seed: 3,
+        ..Spec::default()
+    })
+    .write_atomic(&path)
+    .unwrap();
+    let (code, out, _) = hubble(&["decode", path.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(
+        out.len() > 1 << 20,
+        "only {} bytes: a pipe buffer may take them all",
+        out.len()
+    );
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hubble"))
+        .args(["decode", path.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // the reader goes away before the output is written
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+
+    let full = std::fs::File::options()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_hubble"))
+        .args(["decode", path.to_str().unwrap()])
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_ne!(o.status.code(), Some(0), "a failed write was not reported");
+    assert!(!o.stderr.is_empty(), "a failed write without a message");
+}

@@ -227,3 +227,47 @@ fn a_closed_pipe_ends_quietly_and_a_full_disk_does_not() {
     assert_ne!(o.status.code(), Some(0), "a failed write was not reported");
     assert!(!o.stderr.is_empty(), "a failed write without a message");
 }
+
+/// `--mode 32` decodes as a 32-bit ring: the wide-entry marker a 64-bit ring uses for pointers
+/// above 4 GiB does not exist there, so a ring that holds one is refused, not read as 64-bit.
+#[test]
+fn a_raw_ring_is_decoded_in_the_mode_asked_for() {
+    use hubble_format::{Mode, RingWriter};
+    let dir = tempfile::tempdir().unwrap();
+    let mut ring = RingWriter::new(Mode::Bits64, 8);
+    ring.start(1);
+    ring.entry(0x7f_0000_0020, 2).unwrap();
+    ring.exit(3);
+    let raw = dir.path().join("ring.bin");
+    let bytes: Vec<u8> = ring.slots().iter().flat_map(|s| s.to_le_bytes()).collect();
+    std::fs::write(&raw, bytes).unwrap();
+    let pos = ring.write_pos_bytes().to_string();
+    let args = |mode: &'static str| {
+        [
+            "decode",
+            "--raw",
+            raw.to_str().unwrap(),
+            "--mode",
+            mode,
+            "--write-pos",
+            &pos,
+            "--ref-counter",
+            "10",
+            "--timer-hz",
+            "1000000000",
+        ]
+        .map(String::from)
+    };
+    let (code, out, err) = hubble(&args("64").each_ref().map(String::as_str));
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "2:0x7f00000020\n3:POP\n"),
+        "{err}"
+    );
+    let (code, _, err) = hubble(&args("32").each_ref().map(String::as_str));
+    assert_ne!(code, 0, "a wide entry accepted in a 32-bit ring");
+    assert!(
+        err.contains("ring.bin"),
+        "the error does not name the file: {err}"
+    );
+}

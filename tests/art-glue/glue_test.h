@@ -115,11 +115,18 @@ inline bool WaitFor(const std::function<bool()>& cond, int ms = 10000) {
 }
 
 // Whether the kernel thread `tid` of this process is blocked in futex(2) (an ART Mutex or
-// ConditionVariable wait): /proc/self/task/<tid>/syscall starts with the syscall number.
+// ConditionVariable wait): /proc/self/task/<tid>/syscall starts with the syscall number. Where
+// that file cannot be read (it needs ptrace access), the thread's state in .../stat: sleeping.
 inline bool InFutexWait(pid_t tid) {
-  std::ifstream f("/proc/self/task/" + std::to_string(tid) + "/syscall");
+  const std::string task = "/proc/self/task/" + std::to_string(tid);
+  std::ifstream f(task + "/syscall");
   long nr = -1;
-  return (f >> nr) && nr == SYS_futex;
+  if (f >> nr) return nr == SYS_futex;
+  std::ifstream st(task + "/stat");
+  std::string line;
+  if (!std::getline(st, line)) return false;
+  size_t paren = line.rfind(')');
+  return paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'S';
 }
 
 // Each test runs in a child process of its own (fork before any ART state exists), so that a

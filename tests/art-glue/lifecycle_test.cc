@@ -28,6 +28,7 @@ struct Event {
 std::mutex gMu;
 std::vector<Event> gEvents;
 std::atomic<bool> gEnabled{true};
+std::atomic<bool> gHoldFirstReport{false}, gHeld{false}, gRelease{false};
 std::string gStartedWith;
 
 void Record(Event e) {
@@ -71,6 +72,11 @@ bool RuntimeStarted(rust::Str package, rust::Str process, rust::Str data_dir) no
 }
 void ThreadAttached(size_t thread, uint32_t tid, rust::Str name, bool is_ui) noexcept {
   Record({"attached", thread, tid, S(name), is_ui});
+  // A test can hold the start inside its report of the first thread (thread_list_lock_ held).
+  if (gHoldFirstReport.exchange(false)) {
+    gHeld = true;
+    while (!gRelease.load()) std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
 }
 void ThreadDetached(size_t thread) noexcept { Record({"detached", thread, 0, "", false}); }
 bool ThreadRenamed(size_t thread, rust::Str name) noexcept {
@@ -226,14 +232,47 @@ GLUE_TEST(a_thread_detaching_while_the_start_reports_is_not_left_registered) {
     return Count("started") == 1 && glue::InFutexWait(art::StubTest::Tid(starter.thread()));
   });
   GLUE_CHECK(blocked, "the start did not reach thread_list_lock_");
-  dying.Post([&] { art::hubble::OnThreadDetaching(dying.thread()); detached = true; });
+  std::atomic<bool> entered{false};
+  dying.Post([&] {
+    entered = true;
+    art::hubble::OnThreadDetaching(dying.thread());
+    detached = true;
+  });
   glue::WaitFor([&] {
-    return detached.load() || glue::InFutexWait(art::StubTest::Tid(dying.thread()));
+    return entered.load() &&
+           (detached.load() || glue::InFutexWait(art::StubTest::Tid(dying.thread())));
   });
   art::Locks::thread_list_lock_->ExclusiveUnlock(self);
   GLUE_CHECK(glue::WaitFor([&] { return started.load() && detached.load(); }), "hung");
   GLUE_CHECK(Registry().count(H(dying.thread())) == 0,
              "a detaching thread was left registered (reported attached after its detach)");
+  GLUE_CHECK(Registry().count(H(self)) == 1, "the main thread was not reported");
+}
+
+// The same while the start is inside its reports (held here in the report of the first thread,
+// under thread_list_lock_): a thread that detaches then must not be reported after its detach.
+GLUE_TEST(a_thread_detaching_while_the_start_is_inside_its_reports_is_not_left_registered) {
+  StartUp();
+  Thread* self = AttachAndRegister("main");  // first in the list: its report is held
+  AppProcess();
+  Mutator dying("dying"), starter("starter");
+  gHoldFirstReport = true;
+  std::atomic<bool> started{false}, entered{false}, detached{false};
+  starter.Post([&] { art::hubble::OnProcessStarted(starter.thread()); started = true; });
+  GLUE_CHECK(glue::WaitFor([&] { return gHeld.load(); }), "the start reported nothing");
+  dying.Post([&] {
+    entered = true;
+    art::hubble::OnThreadDetaching(dying.thread());
+    detached = true;
+  });
+  glue::WaitFor([&] {
+    return entered.load() &&
+           (detached.load() || glue::InFutexWait(art::StubTest::Tid(dying.thread())));
+  });
+  gRelease = true;
+  GLUE_CHECK(glue::WaitFor([&] { return started.load() && detached.load(); }), "hung");
+  GLUE_CHECK(Registry().count(H(dying.thread())) == 0,
+             "a thread that detached during the reports was reported after its detach");
   GLUE_CHECK(Registry().count(H(self)) == 1, "the main thread was not reported");
 }
 

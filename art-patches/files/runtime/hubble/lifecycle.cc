@@ -78,13 +78,6 @@ void OnProcessStarted(Thread* self) {
   std::vector<Thread*> threads;
   {
     MutexLock mu(self, *Locks::thread_list_lock_);
-    // Started under thread_list_lock_, which OnThreadDetaching takes to decide: a thread that
-    // begins detaching either marked itself before (and is skipped here) or sees gStarted and
-    // reports its detach after these reports. From here on new threads report themselves
-    // (OnThreadAttached); one that attached since RuntimeStarted may be reported twice: the
-    // control plane treats ThreadAttached as idempotent.
-    gStarted.store(true, std::memory_order_release);
-    gDecided.store(true, std::memory_order_release);
     runtime->GetThreadList()->ForEach([](Thread* t, void* arg) {
       reinterpret_cast<std::vector<Thread*>*>(arg)->push_back(t);
     }, &threads);
@@ -97,6 +90,14 @@ void OnProcessStarted(Thread* self) {
       t->GetThreadName(name);
       ReportAttached(t, name);
     }
+    // Started after the reports, still under thread_list_lock_, which OnThreadDetaching takes to
+    // decide: a thread that begins detaching either marked itself before (and was skipped above)
+    // or sees gStarted, set only once every report is made, and reports its detach after them.
+    // From here on new threads report themselves (OnThreadAttached; one registered before this
+    // lock was reported above, one registered after sees gStarted); a thread attached since
+    // RuntimeStarted may be reported twice: the control plane treats ThreadAttached as idempotent.
+    gStarted.store(true, std::memory_order_release);
+    gDecided.store(true, std::memory_order_release);
   }
 }
 

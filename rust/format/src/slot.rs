@@ -154,3 +154,66 @@ pub fn encode_start(ts: u32) -> u64 {
 pub fn encode_pad() -> u64 {
     u64::from(PAD)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::format;
+    use alloc::string::ToString;
+
+    // docs/trace-format.md: the header's mode byte is the pointer width in bits, 32 or 64, and
+    // nothing else is a mode.
+    #[test]
+    fn mode_codes_are_the_pointer_widths_and_nothing_else_parses() {
+        for (mode, bits) in [(Mode::Bits32, 32u8), (Mode::Bits64, 64u8)] {
+            assert_eq!(mode.code(), bits);
+            assert_eq!(
+                Mode::from_code(bits),
+                Some(mode),
+                "mode {bits} does not parse"
+            );
+        }
+        for code in (0..=u8::MAX).filter(|&c| c != 32 && c != 64) {
+            assert_eq!(Mode::from_code(code), None, "{code} parsed as a mode");
+        }
+    }
+
+    // docs/trace-format.md: the low word's values 0-3 are control values (exit, wide entry, pad,
+    // start); every pointer from 4 up is an entry in one slot, ts above it.
+    #[test]
+    fn pointers_below_four_are_refused_and_four_is_the_first_entry() {
+        for mode in [Mode::Bits32, Mode::Bits64] {
+            for method in 0u64..=8 {
+                let got = encode_entry(mode, method, 0xabcd);
+                if method < 4 {
+                    assert_eq!(
+                        got,
+                        Err(BadMethod(method)),
+                        "{mode:?} accepted control value {method}"
+                    );
+                } else {
+                    let slot = (0xabcd_u64 << 32) | method;
+                    assert_eq!(got, Ok(([slot, 0], 1)), "{mode:?} pointer {method}");
+                }
+            }
+        }
+    }
+
+    // An error names the pointer that could not be encoded, in hex as ART prints pointers.
+    #[test]
+    fn a_bad_method_error_names_the_pointer() {
+        for (method, mode) in [(2u64, Mode::Bits64), (0x1_0000_0000, Mode::Bits32)] {
+            let err = encode_entry(mode, method, 0).unwrap_err();
+            assert_eq!(err, BadMethod(method));
+            let text = err.to_string();
+            assert!(
+                text.contains(&format!("{method:#x}")),
+                "{text:?} does not name {method:#x}"
+            );
+            assert!(
+                text.contains("cannot be encoded"),
+                "{text:?} does not say what is wrong"
+            );
+        }
+    }
+}

@@ -153,3 +153,84 @@ pub fn counter_to_ns(counter: u64, hz: u64) -> u64 {
     }
     (u128::from(counter) * 1_000_000_000 / u128::from(hz)) as u64
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    /// The definition, by search: the latest counter value at or before `next` whose low half is
+    /// `ts` (`None` if there is none at or after zero).
+    fn latest_with_low(next: u64, ts: u32) -> Option<u64> {
+        next.checked_sub(u64::from((next as u32).wrapping_sub(ts)))
+    }
+
+    #[test]
+    fn step_back_is_the_latest_value_with_that_low_half() {
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next_values = alloc::vec![0u64, 1, u32::MAX as u64, 1 << 32, (1 << 32) + 5];
+        let mut low_values = alloc::vec![0u32, 1, 5, u32::MAX];
+        for _ in 0..2000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            next_values.push(x >> (x % 40));
+            low_values.push((x >> 17) as u32);
+        }
+        for &next in &next_values {
+            for &ts in low_values
+                .iter()
+                .take(60)
+                .chain(&[next as u32, (next as u32).wrapping_add(1)])
+            {
+                let want = latest_with_low(next, ts);
+                assert_eq!(step_back(next, ts), want, "step_back({next:#x}, {ts:#x})");
+                // BackwardClock is the same recovery as a running state.
+                let mut clock = BackwardClock::new(next);
+                assert_eq!(
+                    clock.step(ts),
+                    want,
+                    "BackwardClock({next:#x}).step({ts:#x})"
+                );
+            }
+        }
+    }
+
+    // floor(c × 10^9 / hz), checked by multiplication: ns × hz ≤ c × 10^9 < (ns + 1) × hz.
+    #[test]
+    fn counter_to_ns_is_the_floor_of_the_exact_quotient() {
+        assert_eq!(counter_to_ns(12345, 0), 0, "no frequency: 0");
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        for hz in [
+            1u64,
+            3,
+            19_200_000,
+            24_576_000,
+            1_000_000_000,
+            3_000_000_007,
+        ] {
+            for _ in 0..500 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let c = x >> (x % 64);
+                let ns = u128::from(counter_to_ns(c, hz));
+                let exact = u128::from(c) * 1_000_000_000;
+                let hz = u128::from(hz);
+                if exact / hz <= u128::from(u64::MAX) {
+                    assert!(
+                        ns * hz <= exact && exact < (ns + 1) * hz,
+                        "{c} ticks at {hz} Hz: {ns}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_time_error_names_the_record_and_the_cause() {
+        let text = TimeError::BeforeZero { index: 17 }.to_string();
+        assert!(text.contains("record 17"), "{text:?}");
+        assert!(text.contains("before timer zero"), "{text:?}");
+    }
+}

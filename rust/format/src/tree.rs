@@ -134,3 +134,29 @@ pub fn build_tree(events: &[Event], window_end: u64, options: TreeOptions) -> Ca
     }
     tree
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_frame_lasts_from_its_start_to_its_end_and_never_less_than_zero() {
+        let frame = |start, end| Frame {
+            method: Some(0x1000),
+            start,
+            end,
+            depth: 0,
+            parent: None,
+            begins_before_window: false,
+            open_at_end: false,
+        };
+        assert_eq!(frame(5, 12).duration(), 7);
+        assert_eq!(frame(12, 12).duration(), 0);
+        assert_eq!(frame(u64::MAX - 1, u64::MAX).duration(), 1);
+        assert_eq!(
+            frame(12, 5).duration(),
+            0,
+            "an end before the start is no time, not a wrap"
+        );
+    }
+}

@@ -317,6 +317,8 @@ impl<A: Art> Control<A> {
                         last_fg: 0,
                         traced: None,
                     });
+                    // Another tid: a new Thread at a freed one's address (idempotent otherwise).
+                    e.tid = tid;
                     e.name = name;
                     if is_ui && e.last_fg == 0 {
                         e.last_fg = tick;

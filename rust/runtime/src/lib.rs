@@ -217,6 +217,23 @@ pub fn control_loop<A: Art>(control: &Control<A>, rx: &mpsc::Receiver<Message>) 
     }
 }
 
+/// The control thread: attaches to ART, starts tracing (the UI thread and the next foreground
+/// one), runs [`control_loop`] until [`Message::Shutdown`], detaches. If ART refuses to attach
+/// it (the runtime is shutting down, or `Thread::Init` failed), it returns at once: every call
+/// it makes into ART (`ResolveMethods`, `LockThreadState`) assumes an attached thread.
+pub fn control_thread<A: Art>(control: &Control<A>, rx: &mpsc::Receiver<Message>) {
+    if !control.art().attach_current_thread("HubbleControl") {
+        log::error!("hubble: the runtime refused to attach the control thread; not tracing");
+        return;
+    }
+    // Default: trace the UI thread (and the next foreground one).
+    if let Err(e) = control.start_tracing() {
+        log::warn!("hubble: {e}");
+    }
+    control_loop(control, rx);
+    control.art().detach_current_thread();
+}
+
 fn runtime_started(package: &str, process: &str, data_dir: &str) -> bool {
     init_logging();
     let props = system_properties();
@@ -248,17 +265,7 @@ fn runtime_started(package: &str, process: &str, data_dir: &str) -> bool {
     }
     let spawned = std::thread::Builder::new()
         .name("HubbleControl".into())
-        .spawn(move || {
-            let attached = control.art().attach_current_thread("HubbleControl");
-            // Default: trace the UI thread (and the next foreground one).
-            if let Err(e) = control.start_tracing() {
-                log::warn!("hubble: {e}");
-            }
-            control_loop(&control, &rx);
-            if attached {
-                control.art().detach_current_thread();
-            }
-        });
+        .spawn(move || control_thread(&*control, &rx));
     if let Err(e) = spawned {
         log::error!("hubble: cannot start the control thread: {e}");
         return false;

@@ -92,6 +92,9 @@ pub struct FakeArt {
     pub manual_timer: AtomicU64,
     /// When non-zero, the timer's frequency instead of 1 GHz ([`FakeArt::set_timer_hz`]).
     pub manual_hz: AtomicU64,
+    /// `AttachCurrentThread` fails, as ART's does while the runtime shuts down or when
+    /// `Thread::Init` fails (`Thread::Attach` returns null).
+    pub attach_refused: AtomicBool,
 }
 
 impl FakeArt {
@@ -243,7 +246,7 @@ impl Art for FakeArt {
         wall_clock_ns()
     }
     fn attach_current_thread(&self, _name: &str) -> bool {
-        true
+        !self.attach_refused.load(Ordering::Relaxed)
     }
     fn detach_current_thread(&self) {}
 }

@@ -779,3 +779,54 @@ fn dead_loader_names_are_bounded_by_what_the_rings_hold() {
     let f = only_file(&dir);
     assert_eq!(f.symbols[&kept], FakeArt::name_of(kept));
 }
+
+/// A control thread that ART refused to attach (`Thread::Attach` returns null while the runtime
+/// shuts down, or when `Thread::Init` fails) must not trace: every call it would make into ART
+/// afterwards assumes an attached thread (`ResolveMethods` enters ART with
+/// `ScopedObjectAccess(Thread::Current())`, which dereferences the null Thread: a crash of the
+/// app at its first flush).
+#[test]
+fn a_control_thread_art_refused_to_attach_traces_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let c = control(&tmp.path().join("hubble"), true, Box::new(FsStorage));
+    c.art().attach_refused.store(true, Ordering::Relaxed);
+    let t = FakeThread::new();
+    c.thread_attached(t.handle(), 42, "main", true);
+    let (tx, rx) = std::sync::mpsc::channel();
+    tx.send(hubble_runtime::Message::Rebalance).unwrap();
+    tx.send(hubble_runtime::Message::Shutdown).unwrap();
+    hubble_runtime::control_thread(&c, &rx);
+    assert_eq!(
+        c.traced_threads(),
+        Vec::<usize>::new(),
+        "traced without being attached"
+    );
+    assert!(
+        !t.entry(MODE, 0x1000, 1),
+        "the UI thread's block was started"
+    );
+}
+
+/// ART frees a detached `Thread` and may allocate the next one at the same address: a report of
+/// that address with another tid is a new thread, and its files carry its own tid, not the dead
+/// thread's (`lifecycle.cc` reports the threads that exist at the start and every later attach;
+/// a handle can reach the registry twice).
+#[test]
+fn a_handle_reported_again_with_another_tid_takes_the_new_tid() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("hubble");
+    let c = control(&dir, true, Box::new(FsStorage));
+    let t = FakeThread::new();
+    c.thread_attached(t.handle(), 41, "gone", false);
+    c.thread_attached(t.handle(), 42, "main", true);
+    c.start_tracing().unwrap();
+    t.to_runnable();
+    calls(&t, 3);
+    t.to_native();
+    c.flush(t.handle(), "test").unwrap();
+    let file = only_file(&dir);
+    assert_eq!(
+        (file.header.tid, file.header.thread_name.as_str()),
+        (42, "main")
+    );
+}

@@ -37,8 +37,11 @@ void OnProcessStarted(Thread* self) REQUIRES(!Locks::thread_list_lock_);
 // Thread::Init, after ThreadList::Register: the Thread* (and its Hubble block) is valid.
 void OnThreadAttached(Thread* thread);
 
-// Thread::Destroy, first thing, on the detaching thread (not Runnable).
-void OnThreadDetaching(Thread* self);
+// Thread::Destroy, first thing, on the detaching thread (not Runnable), which stays in the thread
+// list until ThreadList::Unregister. Before OnProcessStarted has decided whether the control plane
+// runs (never in the zygote), it takes thread_list_lock_ and marks the thread, so that the start
+// does not report a thread that is already going away.
+void OnThreadDetaching(Thread* self) REQUIRES(!Locks::thread_list_lock_);
 
 // Thread::SetThreadName: true if `name` was a Hubble command ("HUBBLE:start", "HUBBLE:stop",
 // "HUBBLE:flush:<reason>", Nanoscope style); then the thread keeps its name.

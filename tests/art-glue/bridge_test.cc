@@ -1,0 +1,200 @@
+/*
+ * Hubble for AOSP: runtime/hubble/hubble_bridge.cc and thread_state.cc (compiled from
+ * art-patches/files with libart's flags and linked with the real debian/out/libart.so.0, see
+ * glue.mk), on real art::Thread objects and ART's real suspend protocol
+ * (Thread::ModifySuspendCount, ThreadList::Resume, TransitionFromSuspendedToRunnable,
+ * CheckSuspend), with no model of ART in between. See glue_test.h for what stands in for a
+ * Runtime. Run by tests/art-glue.sh.
+ */
+#include <time.h>
+
+#include <cinttypes>
+
+#include "glue_test.h"
+#include "hubble/hubble_bridge.h"
+#include "scoped_thread_state_change-inl.h"
+
+namespace {
+
+using art::Dex2oatImageTest;
+using art::StubTest;
+using glue::AttachAndRegister;
+using glue::H;
+using glue::Mutator;
+using glue::StartUp;
+using art::Thread;
+using art::ThreadState;
+
+uint64_t Now(clockid_t clock) {
+  timespec ts;
+  clock_gettime(clock, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+void ToRunnable(Thread* t) { t->TransitionFromSuspendedToRunnable(); }
+void ToNative(Thread* t) { t->TransitionFromRunnableToSuspended(ThreadState::kNative); }
+
+// Before anything installs a Runtime: the control thread cannot attach to none.
+GLUE_TEST(attach_without_a_runtime_fails_and_detach_is_harmless) {
+  StubTest::StartUp();  // no Runtime installed
+  GLUE_CHECK(art::Runtime::Current() == nullptr, "a runtime exists");
+  GLUE_CHECK(!art::hubble::AttachCurrentThread("HubbleControl"), "attached without a runtime");
+  art::hubble::DetachCurrentThread();
+}
+
+GLUE_TEST(the_timer_counts_at_timer_hz_and_the_wall_clock_is_clock_realtime) {
+  const uint64_t hz = art::hubble::TimerHz();
+  GLUE_CHECK(hz >= 1000000u && hz <= 100000000000u, "TimerHz %" PRIu64 " out of range", hz);
+  // Over 200 ms of CLOCK_MONOTONIC, ticks / hz must match within 2%.
+  uint64_t n0 = Now(CLOCK_MONOTONIC), t0 = art::hubble::ReadTimer();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  uint64_t t1 = art::hubble::ReadTimer(), n1 = Now(CLOCK_MONOTONIC);
+  double timer_s = static_cast<double>(t1 - t0) / static_cast<double>(hz);
+  double mono_s = static_cast<double>(n1 - n0) / 1e9;
+  GLUE_CHECK(t1 > t0, "the timer did not advance");
+  GLUE_CHECK(timer_s > mono_s * 0.98 && timer_s < mono_s * 1.02,
+             "timer says %.4f s, CLOCK_MONOTONIC %.4f s", timer_s, mono_s);
+  uint64_t w0 = Now(CLOCK_REALTIME), w = art::hubble::WallClockNs(), w1 = Now(CLOCK_REALTIME);
+  GLUE_CHECK(w0 <= w && w <= w1, "WallClockNs %" PRIu64 " not within [%" PRIu64 ", %" PRIu64 "]",
+             w, w0, w1);
+}
+
+// The offset the hot path and the Rust side use (art-patches/thread-offsets.txt, checked against
+// the accessors by art-build --touched) is where libart's BlockAddress points, and a new Thread's
+// block is all zero (cursor == limit == 0: a thread Hubble never started records nothing).
+GLUE_TEST(block_address_is_the_committed_cursor_offset_and_a_new_block_is_zero) {
+  StartUp();
+  const char* path = std::getenv("GLUE_OFFSETS");
+  GLUE_CHECK(path != nullptr, "GLUE_OFFSETS (art-patches/thread-offsets.txt) not set");
+  if (path == nullptr) return;
+  std::ifstream f(path);
+  std::string field;
+  long size = 0, offset = -1, want = -1;
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    char name[64];
+    if (std::sscanf(line.c_str(), "%63s %ld %ld", name, &size, &offset) == 3 &&
+        std::strcmp(name, "hubble_cursor") == 0 && size == static_cast<long>(sizeof(void*))) {
+      want = offset;
+    }
+  }
+  GLUE_CHECK(want > 0, "no hubble_cursor line for %zu-byte pointers in %s", sizeof(void*), path);
+  Thread* t = AttachAndRegister("main");
+  size_t block = art::hubble::BlockAddress(H(t));
+  GLUE_CHECK(static_cast<long>(block - H(t)) == want, "BlockAddress - Thread* = %ld, want %ld",
+             static_cast<long>(block - H(t)), want);
+  const uint64_t* words = reinterpret_cast<const uint64_t*>(block);
+  for (int i = 0; i < 5; ++i) GLUE_CHECK(words[i] == 0, "block word %d = %" PRIx64, i, words[i]);
+}
+
+GLUE_TEST(thread_is_runnable_follows_arts_own_transitions) {
+  StartUp();
+  Thread* t = AttachAndRegister("main");
+  GLUE_CHECK(!art::hubble::ThreadIsRunnable(H(t)), "a new Thread is kNative, not runnable");
+  ToRunnable(t);
+  GLUE_CHECK(art::hubble::ThreadIsRunnable(H(t)), "runnable after TransitionFromSuspendedToRunnable");
+  ToNative(t);
+  GLUE_CHECK(!art::hubble::ThreadIsRunnable(H(t)), "runnable after returning to native");
+}
+
+// §6 force stop: while the lock is held, a thread in native cannot become runnable; unlocking
+// lets it go and leaves no suspend request.
+GLUE_TEST(the_state_lock_holds_a_native_thread_out_of_runnable_until_unlocked) {
+  StartUp();
+  AttachAndRegister("control");
+  Mutator m("target");
+  Thread* t = m.thread();
+  GLUE_CHECK(art::hubble::LockThreadState(H(t)), "ART refused the request");
+  std::atomic<bool> runnable{false};
+  m.Post([&] { ToRunnable(t); runnable = true; });
+  // It waits on resume_cond_ inside TransitionFromSuspendedToRunnable (thread-inl.h).
+  GLUE_CHECK(glue::WaitFor([&] { return StubTest::TransitioningToRunnable(t) &&
+                                        glue::InFutexWait(StubTest::Tid(t)); }),
+             "the target never waited: the lock did not hold it");
+  GLUE_CHECK(!runnable.load() && !art::hubble::ThreadIsRunnable(H(t)), "it became runnable");
+  art::hubble::UnlockThreadState(H(t));
+  GLUE_CHECK(glue::WaitFor([&] { return runnable.load(); }), "still held after UnlockThreadState");
+  GLUE_CHECK(StubTest::SuspendCount(t) == 0, "suspend count %d left", StubTest::SuspendCount(t));
+  if (!runnable.load()) StubTest::Release(t);
+  m.Run([&] { ToNative(t); });
+}
+
+// Issue 20 A.1, now against ART itself: the thread turned runnable between the control thread's
+// look and the lock; the re-check sees it runnable and undoes the lock. Its next suspend check
+// must pass (ThreadList::Resume would refuse a runnable thread and leave the request: an ANR).
+GLUE_TEST(undoing_the_lock_of_a_thread_that_turned_runnable_leaves_no_suspend_request) {
+  StartUp();
+  AttachAndRegister("control");
+  Mutator m("target");
+  Thread* t = m.thread();
+  GLUE_CHECK(!art::hubble::ThreadIsRunnable(H(t)), "the control thread sees it in native");
+  m.Run([&] { ToRunnable(t); });  // ...and it returns to managed code
+  GLUE_CHECK(art::hubble::LockThreadState(H(t)), "ART refused the request");
+  GLUE_CHECK(art::hubble::ThreadIsRunnable(H(t)), "the re-check sees it runnable");
+  art::hubble::UnlockThreadState(H(t));
+  bool passed = m.Run([&] { t->CheckSuspend(); }, 5000);
+  GLUE_CHECK(passed, "parked at its next suspend check: a suspend request leaked (count %d)",
+             StubTest::SuspendCount(t));
+  if (!passed) {
+    StubTest::Release(t);
+    glue::WaitFor([&] { return false; }, 100);
+  }
+  GLUE_CHECK(StubTest::SuspendCount(t) == 0, "suspend count %d", StubTest::SuspendCount(t));
+  m.Run([&] { ToNative(t); });
+}
+
+// A runnable thread that meets the request at a suspend check parks in kSuspended; unlocking
+// (through ThreadList::Resume, which needs Runtime::Current()->GetThreadList()) wakes it.
+GLUE_TEST(unlocking_wakes_a_thread_that_parked_at_a_suspend_check) {
+  StartUp();
+  AttachAndRegister("control");
+  Mutator m("target");
+  Thread* t = m.thread();
+  m.Run([&] { ToRunnable(t); });
+  GLUE_CHECK(art::hubble::LockThreadState(H(t)), "ART refused the request");
+  std::atomic<bool> passed{false};
+  m.Post([&] { t->CheckSuspend(); passed = true; });
+  GLUE_CHECK(glue::WaitFor([&] { return t->GetState() == ThreadState::kSuspended &&
+                                        StubTest::TransitioningToRunnable(t); }),
+             "the target did not park at its suspend check");
+  GLUE_CHECK(!passed.load(), "passed the suspend check while locked");
+  art::hubble::UnlockThreadState(H(t));
+  GLUE_CHECK(glue::WaitFor([&] { return passed.load(); }), "still parked after UnlockThreadState");
+  if (!passed.load()) StubTest::Release(t);
+  GLUE_CHECK(StubTest::SuspendCount(t) == 0, "suspend count %d", StubTest::SuspendCount(t));
+  m.Run([&] { ToNative(t); });
+}
+
+// The unload handshake (docs/protocol.md): each completed unload bumps the generation once, the
+// unload lock is released after each (a second unload and a resolution can take it), and a
+// resolution with a stale generation reads nothing.
+GLUE_TEST(unloads_bump_the_generation_and_stale_resolutions_are_refused) {
+  StartUp();
+  Thread* self = AttachAndRegister("gc");
+  const uint64_t g0 = art::hubble::UnloadGeneration();
+  {
+    // As ClassLinker::CleanupClassLoaders runs it: not runnable, mutator lock held shared.
+    art::ReaderMutexLock mu(self, *art::Locks::mutator_lock_);
+    art::hubble::ClassLoaderUnloadingWithTable(self, reinterpret_cast<art::LinearAlloc*>(0x1000),
+                                               nullptr);
+    art::hubble::ClassLoaderUnloadingWithTable(self, reinterpret_cast<art::LinearAlloc*>(0x2000),
+                                               nullptr);
+  }
+  GLUE_CHECK(art::hubble::UnloadGeneration() == g0 + 2, "generation %" PRIu64 ", want %" PRIu64,
+             art::hubble::UnloadGeneration(), g0 + 2);
+  rust::Vec<rust::String> out;
+  std::vector<uint64_t> none;
+  rust::Slice<const uint64_t> empty(none.data(), 0);
+  GLUE_CHECK(!art::hubble::ResolveMethods(empty, g0, out), "a stale generation was accepted");
+  GLUE_CHECK(art::hubble::ResolveMethods(empty, g0 + 2, out), "the current generation refused");
+  GLUE_CHECK(out.empty(), "names for no methods");
+  GLUE_CHECK(!art::hubble::ThreadIsRunnable(H(self)), "ResolveMethods left the caller runnable");
+  rust::Vec<uint64_t> methods;
+  art::hubble::LoaderMethods(0x1000, methods);
+  GLUE_CHECK(methods.empty(), "LoaderMethods outside ClassLoaderUnloading listed methods");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return glue::RunAll(argc, argv); }

@@ -1,0 +1,243 @@
+//! The compiler harness of issue 15: ART's patched optimizing compiler compiles methods of real
+//! .dex files (`hubble-compile-method`, cpp/compile_method.cc, built by `scripts/art-build
+//! --compiler` in the trixie build root), and this crate executes what it emits: arm64 and
+//! thumb2 in unicorn against a `Thread` image and a ring, x86_64 natively. See
+//! docs/compiler-harness.md.
+#![deny(unsafe_op_in_unsafe_fn)]
+
+pub mod abi;
+pub mod disasm;
+pub mod emu;
+pub mod native;
+pub mod output;
+pub mod thread;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use hubble_format::Record;
+
+pub use abi::{parse_args, Arg};
+pub use output::{Compiled, IsaCode};
+
+/// The `ArtMethod*` the harness passes: above 4 GiB on arm64 (two-slot entries, as AOT code of a
+/// 64-bit process must handle), a 32-bit value on thumb2.
+pub fn method_value(isa: &str) -> u64 {
+    match isa {
+        "arm64" => 0x6_0000_0120,
+        "thumb2" => 0x3_0120,
+        _ => 0x6_0000_0120,
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum HarnessError {
+    #[error("{0}")]
+    NotBuilt(String),
+    #[error("hubble-compile-method failed ({status}): {stderr}")]
+    Compile { status: String, stderr: String },
+    #[error(transparent)]
+    Output(#[from] output::OutputError),
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Where `scripts/art-build --compiler` left the harness program, and how to run it on this
+/// host: through the build root's dynamic loader and libraries (no chroot needed).
+#[derive(Clone, Debug)]
+pub struct Harness {
+    pub program: PathBuf,
+    pub buildroot: PathBuf,
+    pub libdir: PathBuf,
+}
+
+impl Harness {
+    /// From $HUBBLE_CACHE (default ~/.cache/hubble-aosp) and $HUBBLE_ART_BUILDROOT.
+    pub fn locate() -> Result<Harness, HarnessError> {
+        let cache = std::env::var_os("HUBBLE_CACHE")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/hubble-aosp")))
+            .ok_or_else(|| HarnessError::NotBuilt("HUBBLE_CACHE and HOME are unset".into()))?;
+        let buildroot = std::env::var_os("HUBBLE_ART_BUILDROOT")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| cache.join("buildroot/trixie"));
+        let libdir = cache.join("art/full/debian/out");
+        let program = libdir.join("hubble-compile-method");
+        if !program.is_file() {
+            return Err(HarnessError::NotBuilt(format!(
+                "{} does not exist: run scripts/art-build --full and --compiler",
+                program.display()
+            )));
+        }
+        if !buildroot.join("lib64/ld-linux-x86-64.so.2").exists() {
+            return Err(HarnessError::NotBuilt(format!(
+                "no build root at {} (scripts/art-build --root)",
+                buildroot.display()
+            )));
+        }
+        Ok(Harness {
+            program,
+            buildroot,
+            libdir,
+        })
+    }
+
+    /// Compiles `method` of `dex` for `isas` (comma-separated); `traced = false` removes the
+    /// trace nodes right after graph building (the untraced control).
+    pub fn compile(
+        &self,
+        dex: &Path,
+        method: &str,
+        isas: &str,
+        traced: bool,
+        out: &Path,
+    ) -> Result<Compiled, HarnessError> {
+        let root = &self.buildroot;
+        let lib = root.join("usr/lib/x86_64-linux-gnu");
+        // libbacktrace (which libart needs) finds 7-zip's 7z.so through its RUNPATH, which
+        // names the build root's /usr/lib/7zip as seen from inside it.
+        let library_path = format!(
+            "{}:{}:{}:{}:{}",
+            self.libdir.display(),
+            lib.display(),
+            lib.join("android").display(),
+            root.join("lib/x86_64-linux-gnu").display(),
+            root.join("usr/lib/7zip").display()
+        );
+        let mut cmd = Command::new(root.join("lib64/ld-linux-x86-64.so.2"));
+        cmd.arg("--library-path")
+            .arg(library_path)
+            .arg(&self.program)
+            .arg(dex)
+            .arg(method)
+            .arg(out)
+            .arg("--isa")
+            .arg(isas);
+        if !traced {
+            cmd.arg("--no-trace");
+        }
+        let res = cmd.output()?;
+        if !res.status.success() {
+            return Err(HarnessError::Compile {
+                status: res.status.to_string(),
+                stderr: String::from_utf8_lossy(&res.stderr).trim().to_string(),
+            });
+        }
+        Ok(output::read(out)?)
+    }
+}
+
+/// The outcome of one call on one ISA.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub isa: String,
+    /// The return value's bits, narrowed to the return type.
+    pub result: u64,
+    /// Instructions executed (emulated ISAs only).
+    pub executed: Option<u64>,
+    pub records: Vec<Record>,
+    pub trace_points_run: usize,
+    pub violations: Vec<String>,
+}
+
+/// Runs one ISA's code with `args`.
+pub fn execute(c: &Compiled, code: &IsaCode, args: &[Arg]) -> Result<Outcome, String> {
+    let method = method_value(&code.isa);
+    match code.isa.as_str() {
+        "arm64" | "thumb2" => {
+            let r =
+                emu::run(code, &c.shorty, c.is_static, args, method).map_err(|e| e.to_string())?;
+            Ok(Outcome {
+                isa: code.isa.clone(),
+                result: r.result,
+                executed: Some(r.executed),
+                records: r.records,
+                trace_points_run: r.trace_points_run,
+                violations: r.violations,
+            })
+        }
+        "x86_64" => {
+            if !c.is_static {
+                return Err("instance methods need an object; not supported yet".into());
+            }
+            let (rax, xmm0) = native::run(&code.code, args, method).map_err(|e| e.to_string())?;
+            let result = match c.shorty.as_bytes()[0] {
+                b'J' => rax,
+                b'D' => xmm0,
+                b'F' => xmm0 & 0xffff_ffff,
+                b'V' => 0,
+                _ => rax & 0xffff_ffff,
+            };
+            Ok(Outcome {
+                isa: code.isa.clone(),
+                result,
+                executed: None,
+                records: Vec::new(),
+                trace_points_run: 0,
+                violations: Vec::new(),
+            })
+        }
+        other => Err(format!("no executor for {other}")),
+    }
+}
+
+/// What the harness itself saw: one call of `method` that returned (an entry, then an exit).
+pub fn expected_records(method: u64) -> Vec<(bool, u64)> {
+    vec![(true, method), (false, 0)]
+}
+
+/// The decoded ring as (is_entry, method) pairs (timestamps are checked for order only).
+pub fn ring_events(records: &[Record]) -> Vec<(bool, u64)> {
+    records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Entry { method, .. } => Some((true, *method)),
+            Record::Exit { .. } => Some((false, 0)),
+            Record::Start { .. } => None,
+        })
+        .collect()
+}
+
+/// Checks one traced emulated run: the ring equals the call the harness made, slot for slot;
+/// no trace point changed what it must not. Returns the problems found.
+pub fn check_traced(o: &Outcome) -> Vec<String> {
+    let mut problems = o.violations.clone();
+    let want = expected_records(method_value(&o.isa));
+    let got = ring_events(&o.records);
+    if got != want {
+        problems.push(format!(
+            "{}: ring {:x?} but the harness made one call that returned: {:x?}",
+            o.isa, got, want
+        ));
+    }
+    problems
+}
+
+/// Formats a return value's bits as the shorty's type.
+pub fn format_value(ty: u8, bits: u64) -> String {
+    match ty {
+        b'Z' => (bits & 1 == 1).to_string(),
+        b'B' => (bits as i8).to_string(),
+        b'S' => (bits as i16).to_string(),
+        b'C' => (bits as u16).to_string(),
+        b'I' => (bits as i32).to_string(),
+        b'J' => (bits as i64).to_string(),
+        b'F' => f32::from_bits(bits as u32).to_string(),
+        b'D' => f64::from_bits(bits).to_string(),
+        b'V' => "void".into(),
+        _ => format!("{bits:#x}"),
+    }
+}
+
+/// Normalizes a raw return to the type's canonical bits (sub-word ints sign/zero-extended).
+pub fn canonical(ty: u8, bits: u64) -> u64 {
+    match ty {
+        b'Z' => bits & 1,
+        b'B' => bits as i8 as i64 as u64,
+        b'S' => bits as i16 as i64 as u64,
+        b'C' => bits & 0xffff,
+        b'I' => bits as i32 as i64 as u64,
+        b'F' => bits & 0xffff_ffff,
+        _ => bits,
+    }
+}

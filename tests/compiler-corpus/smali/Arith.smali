@@ -5,7 +5,7 @@
 
 # A loop with a suspend check: sum of (a + i * b) for i in [0, a & 1023).
 .method public static sumLoop(II)I
-    .registers 5
+    .registers 6
     and-int/lit16 v3, p0, 0x3ff
     const/4 v0, 0
     const/4 v1, 0

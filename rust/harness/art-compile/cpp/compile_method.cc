@@ -16,6 +16,8 @@
  * Exit status: 0 compiled; 2 bad input (no such file/method, dex fails to parse or verify);
  * 3 the compiler refused the method (the reason is printed).
  */
+#include <sys/mman.h>
+
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -35,7 +37,10 @@
 #include "dex/dex_file.h"
 #include "driver/compiler_options.h"
 #include "driver/dex_compilation_unit.h"
+#include "entrypoints/quick/quick_entrypoints_enum.h"
+#include "entrypoints/quick/quick_entrypoints_list.h"  // QUICK_ENTRYPOINT_LIST, again
 #include "handle.h"
+#include "stack_reference.h"
 #include "optimizing/builder.h"
 #include "optimizing/code_generator.h"
 #include "optimizing/graph_visualizer.h"
@@ -66,6 +71,41 @@ class CommonCompilerTestImpl {
 };
 
 namespace {
+
+// HandleCache (nodes.h) creates its class-root handles on first use through the class linker
+// (HandleCache::CreateRootHandle, nodes.cc), which needs a Runtime. The only root the harness's
+// corpus reaches is java.lang.Object's, for HNullConstant (HGraph::GetNullConstant: every
+// HTraceExit of a void method returns the null constant). The stand-in: a zeroed object below
+// 4 GiB (compressed references) as that class: not primitive, no superclass, so
+// Class::IsObjectClass() is true, as it is for the real one. The cache's member is private;
+// this is the standard explicit-instantiation access to it (no layout assumed).
+template <typename Tag, typename Tag::type kMember>
+struct HubbleMemberAccess {
+  friend typename Tag::type HubbleMember(Tag) { return kMember; }
+};
+struct HandleCacheObjectClass {
+  using type = ReferenceTypeInfo::TypeHandle HandleCache::*;
+  friend type HubbleMember(HandleCacheObjectClass);
+};
+template struct HubbleMemberAccess<HandleCacheObjectClass, &HandleCache::object_class_handle_>;
+
+// Handle's constructor from a raw reference slot is protected (HandleScope makes handles).
+struct StandInClassHandle : ReferenceTypeInfo::TypeHandle {
+  explicit StandInClassHandle(StackReference<mirror::Object>* slot)
+      : ReferenceTypeInfo::TypeHandle(slot) {}
+};
+
+void InstallObjectClassStandIn(HGraph* graph) {
+  static StackReference<mirror::Object>* slot = [] {
+    void* page = mmap(nullptr, kPageSize, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+    CHECK(page != MAP_FAILED);
+    auto* ref = new StackReference<mirror::Object>();
+    ref->Assign(reinterpret_cast<mirror::Object*>(page));
+    return ref;
+  }();
+  graph->GetHandleCache()->*HubbleMember(HandleCacheObjectClass()) = StandInClassHandle(slot);
+}
 
 // codegen_test_utils.h InternalCodeAllocator.
 class HarnessCodeAllocator : public CodeAllocator {
@@ -280,6 +320,7 @@ bool CompileFor(const Target& target,
                                           /*dead_reference_safe=*/false,
                                           /*debuggable=*/false,
                                           CompilationKind::kOptimized);
+  InstallObjectClassStandIn(graph);
   std::unique_ptr<CodeGenerator> codegen = CodeGenerator::Create(graph, *options);
   if (codegen == nullptr) {
     *why = "no code generator";
@@ -348,6 +389,16 @@ bool CompileFor(const Target& target,
     out << "slow_path " << info.slow_path->GetDescription() << " " << info.code_interval.start
         << " " << info.code_interval.end << "\n";
   }
+  // Where compiled code finds each quick entrypoint (Thread::quick_entrypoints), by ART's own
+  // accessor: the executor traps calls through these slots.
+#define HUBBLE_ENTRYPOINT(name, ...)                                                          \
+  out << "entrypoint " #name " "                                                              \
+      << (Is64BitInstructionSet(target.isa)                                                   \
+              ? GetThreadOffset<PointerSize::k64>(kQuick##name).Int32Value()                  \
+              : GetThreadOffset<PointerSize::k32>(kQuick##name).Int32Value())                 \
+      << "\n";
+  QUICK_ENTRYPOINT_LIST(HUBBLE_ENTRYPOINT)
+#undef HUBBLE_ENTRYPOINT
   out << "code " << Hex(code_allocator.GetMemory()) << "\n";
   out << "stack_map " << Hex(ArrayRef<const uint8_t>(stack_map)) << "\n";
   out << "end\n";

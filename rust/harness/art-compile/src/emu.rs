@@ -48,6 +48,10 @@ pub struct Run {
     pub records: Vec<Record>,
     /// Registers or stack slots a trace point changed outside its declared clobbers.
     pub violations: Vec<String>,
+    /// The Java exception a throw entrypoint raised (the run stops there), if any.
+    pub exception: Option<String>,
+    /// Quick entrypoints the code called, in order.
+    pub entrypoints_called: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -74,6 +78,8 @@ struct Layout {
     thread: u64,
     ring: u64,
     method_page: u64,
+    /// Every quick entrypoint slot of the Thread image points into this page (4 bytes each).
+    traps: u64,
 }
 
 const RING_SLOTS: usize = 1 << 14;
@@ -90,6 +96,7 @@ fn layout(isa: Isa) -> Layout {
             thread: 0x5_0000_0000,
             ring: 0x7_0000_0000,
             method_page: 0x6_0000_0000,
+            traps: 0x9_0000,
         },
         Isa::Thumb2 => Layout {
             code: 0x10_0000,
@@ -99,6 +106,7 @@ fn layout(isa: Isa) -> Layout {
             thread: 0x4_0000,
             ring: 0x20_0000,
             method_page: 0x3_0000,
+            traps: 0x9_0000,
         },
     }
 }
@@ -161,6 +169,10 @@ struct Seen {
     /// Trace points started and not yet ended.
     open: Vec<Snapshot>,
     violations: Vec<String>,
+    exception: Option<String>,
+    entrypoints_called: Vec<String>,
+    /// Why the run stopped inside an entrypoint the harness does not provide.
+    unsupported: Option<String>,
 }
 
 /// Runs the method once with `args`; `method` is the `ArtMethod*` value passed in x0/r0.
@@ -192,7 +204,8 @@ pub fn run(
     uc(u.mem_write(l.code, &code.code))?;
     uc(u.mem_map(l.ret, 0x1000, Prot::READ | Prot::EXEC))?;
     uc(u.mem_map(l.stack_lo, l.stack_size, Prot::READ | Prot::WRITE))?;
-    uc(u.mem_map(l.thread, 0x1000, Prot::READ | Prot::WRITE))?;
+    uc(u.mem_map(l.thread, 0x2000, Prot::READ | Prot::WRITE))?;
+    uc(u.mem_map(l.traps, 0x1000, Prot::READ | Prot::EXEC))?;
     let ring_bytes = (RING_SLOTS * 8) as u64;
     uc(u.mem_map(l.ring, ring_bytes, Prot::READ | Prot::WRITE))?;
     uc(u.mem_map(l.method_page, 0x1000, Prot::READ | Prot::WRITE))?;
@@ -360,6 +373,47 @@ pub fn run(
         Isa::Arm64 => l.code,
         Isa::Thumb2 => l.code | 1,
     };
+    // Quick entrypoints: each slot holds its own address in the trap page; a call lands there
+    // and the hook does what the runtime function would, then returns to lr.
+    let names: Vec<String> = code.entrypoints.iter().map(|e| e.0.clone()).collect();
+    for (k, (_, off)) in code.entrypoints.iter().enumerate() {
+        let target = l.traps + 4 * k as u64 + u64::from(isa == Isa::Thumb2);
+        uc(u.mem_write(
+            l.thread + u64::from(*off),
+            &target.to_le_bytes()[..ptr as usize],
+        ))?;
+    }
+    let trap_seen = Rc::clone(&seen);
+    uc(
+        u.add_code_hook(l.traps, l.traps + 0xfff, move |u, addr, _| {
+            let k = ((addr - l.traps) / 4) as usize;
+            let name = names.get(k).cloned().unwrap_or_else(|| format!("#{k}"));
+            let mut s = trap_seen.borrow_mut();
+            s.entrypoints_called.push(name.clone());
+            match crate::runtime::call(isa, &name, u) {
+                crate::runtime::Outcome::Returned => {
+                    let lr = match isa {
+                        Isa::Arm64 => u.reg_read(RegisterARM64::X30),
+                        Isa::Thumb2 => u.reg_read(RegisterARM::LR),
+                    }
+                    .unwrap_or(0);
+                    let pc = match isa {
+                        Isa::Arm64 => RegisterARM64::PC as i32,
+                        Isa::Thumb2 => RegisterARM::PC as i32,
+                    };
+                    let _ = u.reg_write(pc, lr);
+                }
+                crate::runtime::Outcome::Threw(exception) => {
+                    s.exception = Some(exception);
+                    let _ = u.emu_stop();
+                }
+                crate::runtime::Outcome::Unsupported => {
+                    s.unsupported = Some(name);
+                    let _ = u.emu_stop();
+                }
+            }
+        }),
+    )?;
     let started = u.emu_start(begin, l.ret, 0, 0);
     let pc = match isa {
         Isa::Arm64 => u.reg_read(RegisterARM64::PC),
@@ -367,7 +421,13 @@ pub fn run(
     }
     .unwrap_or(0);
     let executed = seen.borrow().executed;
-    if started.is_err() || (pc & !1) != l.ret {
+    if let Some(name) = seen.borrow().unsupported.clone() {
+        return Err(EmuError::Args(format!(
+            "the code called the quick entrypoint p{name}, which the harness does not provide"
+        )));
+    }
+    let exception = seen.borrow().exception.clone();
+    if exception.is_none() && (started.is_err() || (pc & !1) != l.ret) {
         return Err(EmuError::NoReturn {
             pc,
             executed,
@@ -418,12 +478,15 @@ pub fn run(
             o.index
         ));
     }
+    let entrypoints_called = s.entrypoints_called.clone();
     Ok(Run {
         result: result_bits(isa, shorty, result),
         executed,
         trace_points_run: s.trace_points_run,
         records,
         violations,
+        exception,
+        entrypoints_called,
     })
 }
 

@@ -86,7 +86,13 @@ fn run(cli: Cli) -> anyhow::Result<bool> {
         print!("{}", disasm::listing(code).map_err(|e| anyhow::anyhow!(e))?);
         let o =
             execute(&compiled, code, &args).map_err(|e| anyhow::anyhow!("{}: {e}", code.isa))?;
-        println!("result: {}", format_value(ret, o.result));
+        match &o.exception {
+            Some(e) => println!("result: threw {e}"),
+            None => println!("result: {}", format_value(ret, o.result)),
+        }
+        if !o.entrypoints_called.is_empty() {
+            println!("entrypoints called: {}", o.entrypoints_called.join(", "));
+        }
         if let Some(n) = o.executed {
             println!("instructions executed: {n}");
         }
@@ -108,10 +114,14 @@ fn run(cli: Cli) -> anyhow::Result<bool> {
         } else {
             println!("(x86_64: untraced control, no trace point emitted yet)");
         }
-        results.push((code.isa.clone(), canonical(ret, o.result)));
+        let outcome = match &o.exception {
+            Some(e) => format!("threw {e}"),
+            None => format!("{:#x}", canonical(ret, o.result)),
+        };
+        results.push((code.isa.clone(), outcome));
     }
     if results.windows(2).any(|w| w[0].1 != w[1].1) {
-        println!("CHECK FAILED: results differ across ISAs: {results:x?}");
+        println!("CHECK FAILED: results differ across ISAs: {results:?}");
         ok = false;
     }
     Ok(ok)

@@ -32,6 +32,8 @@ pub struct IsaCode {
     pub slow_paths: Vec<(String, usize, usize)>,
     pub code: Vec<u8>,
     pub stack_map: Vec<u8>,
+    /// Quick entrypoints: name (ART's, without the `p`) and offset from the thread register.
+    pub entrypoints: Vec<(String, u32)>,
 }
 
 /// A method compiled for one or more ISAs.
@@ -143,6 +145,7 @@ pub fn parse(text: &str) -> Result<Compiled, (usize, String)> {
                     slow_paths: Vec::new(),
                     code: Vec::new(),
                     stack_map: Vec::new(),
+                    entrypoints: Vec::new(),
                 });
             }
             "end" => {
@@ -191,6 +194,9 @@ pub fn parse(text: &str) -> Result<Compiled, (usize, String)> {
                         num(f[1])? as usize,
                         num(f[2])? as usize,
                     )),
+                    "entrypoint" if f.len() == 2 => {
+                        s.entrypoints.push((f[0].to_string(), num(f[1])? as u32))
+                    }
                     "code" => s.code = hex(rest).ok_or((n, "bad hex in code".to_string()))?,
                     "stack_map" => {
                         s.stack_map = hex(rest).ok_or((n, "bad hex in stack_map".to_string()))?

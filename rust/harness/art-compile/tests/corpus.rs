@@ -148,7 +148,8 @@ fn corpus_a_matches_openjdk_on_every_isa_with_and_without_tracing() {
         let want = oracle::run(&dir, &class, &name, &inputs);
         let ret = shorty.as_bytes()[0];
         for (args, want) in inputs.iter().zip(&want) {
-            let want: u64 = if want == "void" {
+            let want_exception = want.strip_prefix("throw ").map(str::to_string);
+            let want: u64 = if want == "void" || want_exception.is_some() {
                 0
             } else {
                 u64::from_str_radix(want, 16)
@@ -158,7 +159,16 @@ fn corpus_a_matches_openjdk_on_every_isa_with_and_without_tracing() {
                 for code in &compiled.isas {
                     let o = execute(compiled, code, args)
                         .unwrap_or_else(|e| panic!("{desc} {} {args:x?}: {e}", code.isa));
-                    let got = canonical(ret, o.result);
+                    assert_eq!(
+                        o.exception, want_exception,
+                        "{desc} {} args {args:x?}: exception differs from OpenJDK's",
+                        code.isa
+                    );
+                    let got = if o.exception.is_some() {
+                        0
+                    } else {
+                        canonical(ret, o.result)
+                    };
                     assert!(
                         same(ret, got, want),
                         "{desc} {} (traced: {}) args {args:x?}: {got:#x}, OpenJDK {want:#x}",

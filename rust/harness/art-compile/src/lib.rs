@@ -83,6 +83,24 @@ impl Harness {
         })
     }
 
+    /// The same harness built with a mutant arm64 emitter (`clobber` or `noexit`, see
+    /// cpp/mutate.sh), for the tests that show the checks fail on a broken trace point.
+    pub fn mutant(&self, kind: &str) -> Result<Harness, HarnessError> {
+        let program = self
+            .libdir
+            .join(format!("hubble-compile-method-mutant-{kind}"));
+        if !program.is_file() {
+            return Err(HarnessError::NotBuilt(format!(
+                "{} does not exist: run scripts/art-build --compiler",
+                program.display()
+            )));
+        }
+        Ok(Harness {
+            program,
+            ..self.clone()
+        })
+    }
+
     /// Compiles `method` of `dex` for `isas` (comma-separated); `traced = false` removes the
     /// trace nodes right after graph building (the untraced control).
     pub fn compile(

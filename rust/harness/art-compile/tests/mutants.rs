@@ -1,0 +1,55 @@
+//! The checks of the compiler harness can fail: the same methods compiled by harnesses whose
+//! arm64 trace-point emitter is broken on purpose (cpp/mutate.sh, built by `scripts/art-build
+//! --compiler`) must be rejected, while the real emitter passes the same runs.
+//!   clobber: every trace point writes x2, a register it does not own (the register check and,
+//!            for a method whose second argument lives in x2, the result catch it);
+//!   noexit:  exits branch past their store (the ring no longer equals the call the harness
+//!            made).
+mod common;
+
+use common::{corpus_dex, harness_or_skip};
+use hubble_art_compile::{check_traced, execute, parse_args};
+
+const METHOD: &str = "LArith;->sumLoop(II)I";
+
+fn problems(h: &hubble_art_compile::Harness, dir: &std::path::Path) -> Vec<String> {
+    let dex = corpus_dex(dir);
+    let c = h
+        .compile(&dex, METHOD, "arm64", true, &dir.join("m.txt"))
+        .expect("compile");
+    let args = parse_args(&c.shorty, "5,7").unwrap();
+    let o = execute(&c, &c.isas[0], &args).expect("run");
+    let mut p = check_traced(&o);
+    // sumLoop(5, 7) = sum of (i * 7 + 5) for i < 5 = 95 (computed by hand).
+    if o.result != 95 {
+        p.push(format!("result {} instead of 95", o.result as i32));
+    }
+    p
+}
+
+fn dir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("hubble-mutants-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn real_emitter_passes_and_both_mutants_are_caught() {
+    let Some(h) = harness_or_skip() else { return };
+    let ok = problems(&h, &dir("real"));
+    assert!(ok.is_empty(), "the real emitter fails: {ok:?}");
+
+    let clobber = problems(&h.mutant("clobber").expect("mutant"), &dir("clobber"));
+    assert!(
+        clobber.iter().any(|p| p.contains("register 2 changed")),
+        "the clobbering mutant was not caught by the register check: {clobber:?}"
+    );
+
+    let noexit = problems(&h.mutant("noexit").expect("mutant"), &dir("noexit"));
+    assert!(
+        noexit.iter().any(|p| p.contains("ring")),
+        "the exit-dropping mutant was not caught by the ring check: {noexit:?}"
+    );
+    eprintln!("mutants caught:\n  clobber: {clobber:?}\n  noexit: {noexit:?}");
+}

@@ -165,11 +165,48 @@ pub struct Outcome {
 
 /// Runs one ISA's code with `args`.
 pub fn execute(c: &Compiled, code: &IsaCode, args: &[Arg]) -> Result<Outcome, String> {
+    execute_with(c, code, args, None)
+}
+
+/// Runs a compiled method's code many times, each emulated ISA loaded once.
+pub struct Runner {
+    machines: Vec<Option<emu::Machine>>,
+}
+
+impl Runner {
+    pub fn new(c: &Compiled) -> Result<Runner, String> {
+        let mut machines = Vec::new();
+        for code in &c.isas {
+            machines.push(match code.isa.as_str() {
+                "arm64" | "thumb2" => Some(
+                    emu::Machine::new(code, &c.shorty, c.is_static).map_err(|e| e.to_string())?,
+                ),
+                _ => None,
+            });
+        }
+        Ok(Runner { machines })
+    }
+
+    /// Runs `c.isas[i]` with `args`.
+    pub fn run(&mut self, c: &Compiled, i: usize, args: &[Arg]) -> Result<Outcome, String> {
+        execute_with(c, &c.isas[i], args, self.machines[i].as_mut())
+    }
+}
+
+fn execute_with(
+    c: &Compiled,
+    code: &IsaCode,
+    args: &[Arg],
+    machine: Option<&mut emu::Machine>,
+) -> Result<Outcome, String> {
     let method = method_value(&code.isa);
     match code.isa.as_str() {
         "arm64" | "thumb2" => {
-            let r =
-                emu::run(code, &c.shorty, c.is_static, args, method).map_err(|e| e.to_string())?;
+            let r = match machine {
+                Some(m) => m.call(args, method),
+                None => emu::run(code, &c.shorty, c.is_static, args, method),
+            }
+            .map_err(|e| e.to_string())?;
             Ok(Outcome {
                 isa: code.isa.clone(),
                 result: r.result,

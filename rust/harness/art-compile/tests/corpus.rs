@@ -11,7 +11,7 @@
 mod common;
 
 use common::{corpus_dex, harness_or_skip, oracle, Rng};
-use hubble_art_compile::{canonical, check_traced, execute, Arg};
+use hubble_art_compile::{canonical, check_traced, Arg, Runner};
 
 /// Random inputs per method (each run on 3 ISAs traced + 3 untraced).
 fn inputs_per_method() -> usize {
@@ -96,6 +96,7 @@ fn same(ty: u8, a: u64, b: u64) -> bool {
 }
 
 #[test]
+#[ignore = "needs scripts/art-build --compiler: run by tests/stages/32-art-compiler.sh"]
 fn corpus_a_matches_openjdk_on_every_isa_with_and_without_tracing() {
     let Some(harness) = harness_or_skip() else {
         return;
@@ -147,6 +148,8 @@ fn corpus_a_matches_openjdk_on_every_isa_with_and_without_tracing() {
         let (class, name) = oracle::split(desc);
         let want = oracle::run(&dir, &class, &name, &inputs);
         let ret = shorty.as_bytes()[0];
+        let mut traced_runner = Runner::new(&traced).unwrap();
+        let mut plain_runner = Runner::new(&plain).unwrap();
         for (args, want) in inputs.iter().zip(&want) {
             let want_exception = want.strip_prefix("throw ").map(str::to_string);
             let want: u64 = if want == "void" || want_exception.is_some() {
@@ -155,9 +158,10 @@ fn corpus_a_matches_openjdk_on_every_isa_with_and_without_tracing() {
                 u64::from_str_radix(want, 16)
                     .unwrap_or_else(|_| panic!("{desc}: oracle said {want}"))
             };
-            for compiled in [&traced, &plain] {
-                for code in &compiled.isas {
-                    let o = execute(compiled, code, args)
+            for (compiled, runner) in [(&traced, &mut traced_runner), (&plain, &mut plain_runner)] {
+                for (i, code) in compiled.isas.iter().enumerate() {
+                    let o = runner
+                        .run(compiled, i, args)
                         .unwrap_or_else(|e| panic!("{desc} {} {args:x?}: {e}", code.isa));
                     assert_eq!(
                         o.exception, want_exception,

@@ -35,6 +35,7 @@ fn dir(name: &str) -> std::path::PathBuf {
 }
 
 #[test]
+#[ignore = "needs scripts/art-build --compiler: run by tests/stages/32-art-compiler.sh"]
 fn real_emitter_passes_and_both_mutants_are_caught() {
     let Some(h) = harness_or_skip() else { return };
     let ok = problems(&h, &dir("real"));

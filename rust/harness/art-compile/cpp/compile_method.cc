@@ -17,6 +17,8 @@
  * 3 the compiler refused the method (the reason is printed).
  */
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cinttypes>
 #include <cstdio>
@@ -35,6 +37,7 @@
 #include "dex/class_accessor-inl.h"
 #include "dex/code_item_accessors-inl.h"
 #include "dex/dex_file.h"
+#include "dex/dex_instruction-inl.h"
 #include "driver/compiler_options.h"
 #include "driver/dex_compilation_unit.h"
 #include "entrypoints/quick/quick_entrypoints_enum.h"
@@ -405,9 +408,181 @@ bool CompileFor(const Target& target,
   return true;
 }
 
+// Writes `text` to `out_path` whole or not at all (a temporary file renamed into place).
+bool WriteWhole(const std::string& text, const char* out_path) {
+  std::string tmp = std::string(out_path) + ".tmp";
+  FILE* f = fopen(tmp.c_str(), "w");
+  if (f == nullptr) {
+    fprintf(stderr, "%s: cannot write: %s\n", tmp.c_str(), strerror(errno));
+    return false;
+  }
+  bool ok = fwrite(text.data(), 1, text.size(), f) == text.size();
+  ok = (fclose(f) == 0) && ok;
+  if (!ok || rename(tmp.c_str(), out_path) != 0) {
+    fprintf(stderr, "%s: write failed: %s\n", out_path, strerror(errno));
+    remove(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+std::string Descriptor(const DexFile& dex_file, uint32_t method_idx) {
+  const dex::MethodId& id = dex_file.GetMethodId(method_idx);
+  return std::string(dex_file.GetMethodDeclaringClassDescriptor(id)) + "->" +
+         dex_file.GetMethodName(id) + dex_file.GetMethodSignature(id).ToString();
+}
+
+// Compiles one method for `isas` into `out_path`. 0 ok, 2 bad input, 3 not compiled.
+int CompileMethodTo(const DexFile& dex_file,
+                    const ClassAccessor& klass,
+                    const ClassAccessor::Method& method,
+                    const std::string& isas,
+                    bool no_trace,
+                    const char* out_path) {
+  const std::string name = Descriptor(dex_file, method.GetIndex());
+  const dex::CodeItem* code_item = method.GetCodeItem();
+  if (code_item == nullptr) {
+    fprintf(stderr, "%s has no code (abstract or native)\n", name.c_str());
+    return 2;
+  }
+  const dex::MethodId& id = dex_file.GetMethodId(method.GetIndex());
+  std::ostringstream out;
+  out << "hubble-compile 1\n";
+  out << "method " << name << "\n";
+  out << "shorty " << dex_file.GetMethodShorty(id) << "\n";
+  out << "static " << (((method.GetAccessFlags() & kAccStatic) != 0) ? 1 : 0) << "\n";
+  out << "traced " << (no_trace ? 0 : 1) << "\n";
+  out << "dex_code_units "
+      << CodeItemInstructionAccessor(dex_file, code_item).InsnsSizeInCodeUnits() << "\n";
+  std::stringstream list(isas);
+  std::string isa_name;
+  while (std::getline(list, isa_name, ',')) {
+    const Target* target = nullptr;
+    for (const Target& t : kTargets) {
+      if (isa_name == t.name) target = &t;
+    }
+    if (target == nullptr) {
+      fprintf(stderr, "unknown ISA '%s' (arm64, thumb2, x86_64)\n", isa_name.c_str());
+      return 2;
+    }
+    std::string why;
+    if (!CompileFor(*target, dex_file, method.GetIndex(), klass.GetClassDefIndex(),
+                    method.GetAccessFlags(), code_item, no_trace, out, &why)) {
+      fprintf(stderr, "%s: not compiled for %s: %s\n", name.c_str(), isa_name.c_str(),
+              why.c_str());
+      return 3;
+    }
+  }
+  return WriteWhole(out.str(), out_path) ? 0 : 2;
+}
+
+// Why this harness cannot compile the method without a Runtime, or nullptr. The graph builder
+// resolves every method, field, type, string, method handle and call site it meets through the
+// class linker (HInstructionBuilder::ResolveMethod & co.), which does not exist here; objects
+// (receivers, reference parameters, arrays, monitors, exceptions) need a heap.
+const char* NeedsRuntime(const DexFile& dex_file, const ClassAccessor::Method& method,
+                         std::string* detail) {
+  if (method.GetCodeItem() == nullptr) return "no code (abstract or native)";
+  if ((method.GetAccessFlags() & kAccStatic) == 0) return "instance method (needs a receiver)";
+  const char* shorty = dex_file.GetMethodShorty(dex_file.GetMethodId(method.GetIndex()));
+  if (strchr(shorty, 'L') != nullptr) return "reference parameter or result (needs objects)";
+  for (const DexInstructionPcPair& pair :
+       CodeItemInstructionAccessor(dex_file, method.GetCodeItem())) {
+    const Instruction& insn = pair.Inst();
+    Instruction::IndexType index = Instruction::IndexTypeOf(insn.Opcode());
+    bool needs = index != Instruction::kIndexNone && index != Instruction::kIndexUnknown;
+    switch (insn.Opcode()) {
+      case Instruction::THROW:
+      case Instruction::MOVE_EXCEPTION:
+      case Instruction::MONITOR_ENTER:
+      case Instruction::MONITOR_EXIT:
+      case Instruction::ARRAY_LENGTH:
+      case Instruction::FILL_ARRAY_DATA:
+      case Instruction::AGET: case Instruction::AGET_WIDE: case Instruction::AGET_OBJECT:
+      case Instruction::AGET_BOOLEAN: case Instruction::AGET_BYTE: case Instruction::AGET_CHAR:
+      case Instruction::AGET_SHORT:
+      case Instruction::APUT: case Instruction::APUT_WIDE: case Instruction::APUT_OBJECT:
+      case Instruction::APUT_BOOLEAN: case Instruction::APUT_BYTE: case Instruction::APUT_CHAR:
+      case Instruction::APUT_SHORT:
+        needs = true;
+        break;
+      default:
+        break;
+    }
+    if (needs) {
+      *detail = insn.Name();
+      return "needs the runtime (class linker or heap)";
+    }
+    // dex2oat compiles only what ART's verifier accepts; this harness has no verifier (it needs
+    // the runtime), so the one class of unverifiable code the ART tests contain and the builder
+    // takes (a return that does not match the method's return type) is refused here.
+    const bool returns_void = shorty[0] == 'V';
+    const bool is_return_void = insn.Opcode() == Instruction::RETURN_VOID;
+    const bool is_return = insn.Opcode() == Instruction::RETURN ||
+                           insn.Opcode() == Instruction::RETURN_WIDE ||
+                           insn.Opcode() == Instruction::RETURN_OBJECT;
+    const bool is_wide_result = shorty[0] == 'J' || shorty[0] == 'D';
+    if ((is_return_void && !returns_void) || (is_return && returns_void) ||
+        (insn.Opcode() == Instruction::RETURN_WIDE && !is_wide_result) ||
+        (insn.Opcode() == Instruction::RETURN && is_wide_result)) {
+      *detail = insn.Name();
+      return "fails ART's verifier: return does not match the return type";
+    }
+  }
+  return nullptr;
+}
+
+// --all OUTDIR: every method of the dex. Each compiles in a child process (a crash of the
+// compiler on one method is that method's result, not the run's); OUTDIR/index.txt says, per
+// method, "compiled N DESC" (N.txt traced, N-u.txt untraced) or "skipped REASON: DESC".
+int CompileAll(const std::vector<std::unique_ptr<const DexFile>>& dex_files,
+               const std::string& out_dir) {
+  std::ostringstream index;
+  size_t n = 0;
+  for (const std::unique_ptr<const DexFile>& dex_file : dex_files) {
+    for (ClassAccessor klass : dex_file->GetClasses()) {
+      for (const ClassAccessor::Method& method : klass.GetMethods()) {
+        const std::string name = Descriptor(*dex_file, method.GetIndex());
+        std::string detail;
+        if (const char* why = NeedsRuntime(*dex_file, method, &detail)) {
+          index << "skipped " << why << (detail.empty() ? "" : " (") << detail
+                << (detail.empty() ? "" : ")") << ": " << name << "\n";
+          continue;
+        }
+        ++n;
+        fflush(stderr);
+        pid_t pid = fork();
+        if (pid == 0) {
+          std::string t = out_dir + "/" + std::to_string(n) + ".txt";
+          std::string u = out_dir + "/" + std::to_string(n) + "-u.txt";
+          int rc = CompileMethodTo(*dex_file, klass, method, "arm64,thumb2,x86_64", false,
+                                   t.c_str());
+          if (rc == 0) {
+            rc = CompileMethodTo(*dex_file, klass, method, "arm64,thumb2,x86_64", true,
+                                 u.c_str());
+          }
+          _exit(rc);
+        }
+        int status = 0;
+        waitpid(pid, &status, 0);
+        if (WIFSIGNALED(status)) {
+          index << "skipped compiler crashed (signal " << WTERMSIG(status) << "): " << name
+                << "\n";
+        } else if (WEXITSTATUS(status) != 0) {
+          index << "skipped not compiled (see stderr): " << name << "\n";
+        } else {
+          index << "compiled " << n << " " << name << "\n";
+        }
+      }
+    }
+  }
+  return WriteWhole(index.str(), (out_dir + "/index.txt").c_str()) ? 0 : 2;
+}
+
 int Usage() {
   fprintf(stderr,
-          "usage: hubble-compile-method DEX 'LFoo;->bar(II)I' OUT [--isa LIST] [--no-trace]\n");
+          "usage: hubble-compile-method DEX 'LFoo;->bar(II)I' OUT [--isa LIST] [--no-trace]\n"
+          "       hubble-compile-method DEX --all OUTDIR\n");
   return 2;
 }
 
@@ -440,62 +615,12 @@ int main(int argc, char** argv) {
     fprintf(stderr, "%s: not a dex file ART can open: %s\n", dex_path, error_msg.c_str());
     return 2;
   }
+  if (wanted == "--all") return CompileAll(dex_files, out_path);
   for (const std::unique_ptr<const DexFile>& dex_file : dex_files) {
     for (ClassAccessor klass : dex_file->GetClasses()) {
       for (const ClassAccessor::Method& method : klass.GetMethods()) {
-        const dex::MethodId& id = dex_file->GetMethodId(method.GetIndex());
-        std::string name = std::string(dex_file->GetMethodDeclaringClassDescriptor(id)) + "->" +
-                           dex_file->GetMethodName(id) +
-                           dex_file->GetMethodSignature(id).ToString();
-        if (name != wanted) continue;
-        const dex::CodeItem* code_item = method.GetCodeItem();
-        if (code_item == nullptr) {
-          fprintf(stderr, "%s: %s has no code (abstract or native)\n", dex_path, wanted.c_str());
-          return 2;
-        }
-        std::ostringstream out;
-        out << "hubble-compile 1\n";
-        out << "method " << name << "\n";
-        out << "shorty " << dex_file->GetMethodShorty(id) << "\n";
-        out << "static " << (((method.GetAccessFlags() & kAccStatic) != 0) ? 1 : 0) << "\n";
-        out << "traced " << (no_trace ? 0 : 1) << "\n";
-        out << "dex_code_units " << CodeItemInstructionAccessor(*dex_file, code_item)
-                   .InsnsSizeInCodeUnits() << "\n";
-        std::stringstream list(isas);
-        std::string isa_name;
-        while (std::getline(list, isa_name, ',')) {
-          const Target* target = nullptr;
-          for (const Target& t : kTargets) {
-            if (isa_name == t.name) target = &t;
-          }
-          if (target == nullptr) {
-            fprintf(stderr, "unknown ISA '%s' (arm64, thumb2, x86_64)\n", isa_name.c_str());
-            return 2;
-          }
-          std::string why;
-          if (!CompileFor(*target, *dex_file, method.GetIndex(), klass.GetClassDefIndex(),
-                          method.GetAccessFlags(), code_item, no_trace, out, &why)) {
-            fprintf(stderr, "%s: %s: not compiled for %s: %s\n", dex_path, wanted.c_str(),
-                    isa_name.c_str(), why.c_str());
-            return 3;
-          }
-        }
-        // Written whole or not at all: a temporary file renamed into place.
-        std::string tmp = std::string(out_path) + ".tmp";
-        FILE* f = fopen(tmp.c_str(), "w");
-        if (f == nullptr) {
-          fprintf(stderr, "%s: cannot write: %s\n", tmp.c_str(), strerror(errno));
-          return 2;
-        }
-        std::string text = out.str();
-        bool ok = fwrite(text.data(), 1, text.size(), f) == text.size();
-        ok = (fclose(f) == 0) && ok;
-        if (!ok || rename(tmp.c_str(), out_path) != 0) {
-          fprintf(stderr, "%s: write failed: %s\n", out_path, strerror(errno));
-          remove(tmp.c_str());
-          return 2;
-        }
-        return 0;
+        if (Descriptor(*dex_file, method.GetIndex()) != wanted) continue;
+        return CompileMethodTo(*dex_file, klass, method, isas, no_trace, out_path);
       }
     }
   }

@@ -83,7 +83,13 @@ struct Layout {
 }
 
 const RING_SLOTS: usize = 1 << 14;
-const MAX_INSNS: u64 = 50_000_000;
+/// Instructions one call may execute before the harness calls it a hang (HUBBLE_MAX_INSNS).
+fn max_insns() -> u64 {
+    std::env::var("HUBBLE_MAX_INSNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(50_000_000)
+}
 
 fn layout(isa: Isa) -> Layout {
     match isa {
@@ -221,6 +227,7 @@ impl Machine {
             Isa::Thumb2 => 4,
         };
         let (gprs, nfp) = checked(isa);
+        let limit_insns = max_insns();
         // Trace point boundaries → index.
         let mut starts = HashMap::new();
         let mut ends: HashMap<u64, Vec<usize>> = HashMap::new();
@@ -263,7 +270,7 @@ impl Machine {
             u.add_code_hook(l.code, l.code + code_size - 1, move |u, addr, _size| {
                 let mut s = hook_seen.borrow_mut();
                 s.executed += 1;
-                if s.executed > MAX_INSNS {
+                if s.executed > limit_insns {
                     let _ = u.emu_stop();
                     return;
                 }
@@ -463,7 +470,7 @@ impl Machine {
                 executed,
                 why: match started {
                     Err(e) => format!("{e:?}"),
-                    Ok(()) if executed > MAX_INSNS => "instruction limit".into(),
+                    Ok(()) if executed > max_insns() => "instruction limit".into(),
                     Ok(()) => "stopped early".into(),
                 },
             });

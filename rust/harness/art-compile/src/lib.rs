@@ -101,16 +101,39 @@ impl Harness {
         })
     }
 
-    /// Compiles `method` of `dex` for `isas` (comma-separated); `traced = false` removes the
-    /// trace nodes right after graph building (the untraced control).
-    pub fn compile(
-        &self,
-        dex: &Path,
-        method: &str,
-        isas: &str,
-        traced: bool,
-        out: &Path,
-    ) -> Result<Compiled, HarnessError> {
+    /// Compiles every method of `dex` it can into `out_dir` (`--all`): per method, the
+    /// traced and untraced outputs, or the reason it was skipped.
+    pub fn compile_all(&self, dex: &Path, out_dir: &Path) -> Result<Vec<AllEntry>, HarnessError> {
+        std::fs::create_dir_all(out_dir)?;
+        let res = self.command().arg(dex).arg("--all").arg(out_dir).output()?;
+        if !res.status.success() {
+            return Err(HarnessError::Compile {
+                status: res.status.to_string(),
+                stderr: String::from_utf8_lossy(&res.stderr).trim().to_string(),
+            });
+        }
+        let index = std::fs::read_to_string(out_dir.join("index.txt"))?;
+        let mut entries = Vec::new();
+        for line in index.lines() {
+            if let Some(rest) = line.strip_prefix("compiled ") {
+                let (n, desc) = rest.split_once(' ').unwrap_or((rest, ""));
+                entries.push(AllEntry::Compiled {
+                    method: desc.to_string(),
+                    traced: output::read(&out_dir.join(format!("{n}.txt")))?,
+                    untraced: output::read(&out_dir.join(format!("{n}-u.txt")))?,
+                });
+            } else if let Some(rest) = line.strip_prefix("skipped ") {
+                let (reason, desc) = rest.rsplit_once(": ").unwrap_or((rest, ""));
+                entries.push(AllEntry::Skipped {
+                    method: desc.to_string(),
+                    reason: reason.to_string(),
+                });
+            }
+        }
+        Ok(entries)
+    }
+
+    fn command(&self) -> Command {
         let root = &self.buildroot;
         let lib = root.join("usr/lib/x86_64-linux-gnu");
         // libbacktrace (which libart needs) finds 7-zip's 7z.so through its RUNPATH, which
@@ -126,12 +149,22 @@ impl Harness {
         let mut cmd = Command::new(root.join("lib64/ld-linux-x86-64.so.2"));
         cmd.arg("--library-path")
             .arg(library_path)
-            .arg(&self.program)
-            .arg(dex)
-            .arg(method)
-            .arg(out)
-            .arg("--isa")
-            .arg(isas);
+            .arg(&self.program);
+        cmd
+    }
+
+    /// Compiles `method` of `dex` for `isas` (comma-separated); `traced = false` removes the
+    /// trace nodes right after graph building (the untraced control).
+    pub fn compile(
+        &self,
+        dex: &Path,
+        method: &str,
+        isas: &str,
+        traced: bool,
+        out: &Path,
+    ) -> Result<Compiled, HarnessError> {
+        let mut cmd = self.command();
+        cmd.arg(dex).arg(method).arg(out).arg("--isa").arg(isas);
         if !traced {
             cmd.arg("--no-trace");
         }
@@ -144,6 +177,20 @@ impl Harness {
         }
         Ok(output::read(out)?)
     }
+}
+
+/// One method of `Harness::compile_all`.
+#[derive(Clone, Debug)]
+pub enum AllEntry {
+    Compiled {
+        method: String,
+        traced: Compiled,
+        untraced: Compiled,
+    },
+    Skipped {
+        method: String,
+        reason: String,
+    },
 }
 
 /// The outcome of one call on one ISA.

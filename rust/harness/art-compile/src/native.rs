@@ -129,6 +129,8 @@ unsafe fn child(code: &[u8], method: u64, c: &[u64; 5], f: &[u64; 8], out: i32) 
             libc::_exit(3);
         }
         std::ptr::copy_nonoverlapping(code.as_ptr(), mem.cast::<u8>(), code.len());
+        // A method that does not return is killed (SIGALRM) after 10 s.
+        libc::alarm(10);
         if libc::mprotect(mem, len, libc::PROT_READ | libc::PROT_EXEC) != 0
             || libc::syscall(libc::SYS_arch_prctl, ARCH_SET_GS, thread as u64) != 0
         {

@@ -1,0 +1,181 @@
+//! Corpus part (b): ART's own `test/*/smali/` methods, unchanged (the pinned tree,
+//! $HUBBLE_CACHE/art/work/test), assembled per test by Debian's smali. Every method the harness
+//! can build is compiled for arm64, thumb2 and x86_64, traced and untraced; every compiled one
+//! runs on random inputs: the six results agree (no oracle: ART's tests compute their expected
+//! values in Java), the ring equals the call, no trace point changes what it must not. Prints
+//! how many were compiled and executed and each skip's reason.
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{harness_or_skip, Rng};
+use hubble_art_compile::{canonical, check_traced, AllEntry, Arg, Runner};
+
+fn random_arg(rng: &mut Rng, ty: u8) -> Arg {
+    let small = [
+        0u64,
+        1,
+        u64::MAX,
+        2,
+        3,
+        7,
+        10,
+        100,
+        0x7fff_ffff,
+        0x8000_0000,
+    ];
+    let bits = match rng.below(3) {
+        0 => small[rng.below(small.len() as u64) as usize],
+        1 => rng.below(64),
+        _ => rng.next(),
+    };
+    let bits = match ty {
+        b'F' => u64::from((bits as i64 as f32).to_bits()),
+        b'D' => (bits as i64 as f64).to_bits(),
+        b'J' => bits,
+        _ => canonical(ty, bits),
+    };
+    Arg { ty, bits }
+}
+
+fn same(ty: u8, a: u64, b: u64) -> bool {
+    match ty {
+        b'F' => a == b || (f32::from_bits(a as u32).is_nan() && f32::from_bits(b as u32).is_nan()),
+        b'D' => a == b || (f64::from_bits(a).is_nan() && f64::from_bits(b).is_nan()),
+        _ => a == b,
+    }
+}
+
+/// Assembles test/NAME/smali/ into DIR/NAME.dex; None if smali refuses.
+fn assemble(test: &Path, dir: &Path) -> Option<PathBuf> {
+    let name = test.file_name()?.to_string_lossy().to_string();
+    let out = dir.join(format!("{name}.dex"));
+    // smali takes the directory (some tests keep their files in subdirectories).
+    let ok = Command::new("smali")
+        .arg("a")
+        .arg("-o")
+        .arg(&out)
+        .arg(test.join("smali"))
+        .output()
+        .ok()?
+        .status
+        .success();
+    let ok = ok && out.is_file();
+    ok.then_some(out)
+}
+
+#[test]
+#[ignore = "needs scripts/art-build --compiler: run by tests/stages/32-art-compiler.sh"]
+fn corpus_b_art_test_smali_methods() {
+    let Some(h) = harness_or_skip() else { return };
+    let inputs: usize = std::env::var("HUBBLE_CORPUS_B_INPUTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20);
+    let tests_dir = h
+        .libdir
+        .join("../../../work/test")
+        .canonicalize()
+        .expect("the pinned ART tree's test/ ($HUBBLE_CACHE/art/work/test)");
+    let dir = std::env::temp_dir().join(format!("hubble-corpus-b-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut tests: Vec<PathBuf> = std::fs::read_dir(&tests_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("smali").is_dir())
+        .collect();
+    tests.sort();
+    let mut skips: BTreeMap<String, usize> = BTreeMap::new();
+    let (mut methods, mut compiled, mut executed) = (0usize, 0usize, 0usize);
+    let mut rng = Rng::new(0xb0b);
+    for test in &tests {
+        let name = test.file_name().unwrap().to_string_lossy().to_string();
+        let Some(dex) = assemble(test, &dir) else {
+            *skips
+                .entry("smali cannot assemble the test".into())
+                .or_default() += 1;
+            continue;
+        };
+        let entries = h
+            .compile_all(&dex, &dir.join(&name))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        for entry in entries {
+            methods += 1;
+            let (method, traced, untraced) = match entry {
+                AllEntry::Skipped { reason, .. } => {
+                    *skips.entry(reason).or_default() += 1;
+                    continue;
+                }
+                AllEntry::Compiled {
+                    method,
+                    traced,
+                    untraced,
+                } => (method, traced, untraced),
+            };
+            compiled += 1;
+            let ret = traced.shorty.as_bytes()[0];
+            let mut rt = Runner::new(&traced).unwrap();
+            let mut ru = Runner::new(&untraced).unwrap();
+            let mut skip: Option<String> = None;
+            'inputs: for _ in 0..inputs {
+                let args: Vec<Arg> = traced.shorty.as_bytes()[1..]
+                    .iter()
+                    .map(|&ty| random_arg(&mut rng, ty))
+                    .collect();
+                let mut outcomes = Vec::new();
+                for (c, r) in [(&traced, &mut rt), (&untraced, &mut ru)] {
+                    for i in 0..c.isas.len() {
+                        match r.run(c, i, &args) {
+                            Ok(o) => outcomes.push((c.traced, o)),
+                            Err(e) => {
+                                // What the harness cannot provide (an entrypoint, a hang, x86_64
+                                // exception delivery) ends this method's runs with its reason.
+                                let e = e.split(':').next().unwrap_or(&e).to_string();
+                                skip = Some(format!("{}: {e}", c.isas[i].isa));
+                                break 'inputs;
+                            }
+                        }
+                    }
+                }
+                let first = &outcomes[0].1;
+                for (was_traced, o) in &outcomes {
+                    assert_eq!(
+                        o.exception, first.exception,
+                        "{name} {method} {args:x?}: {} threw {:?}, {} {:?}",
+                        o.isa, o.exception, first.isa, first.exception
+                    );
+                    assert!(
+                        same(ret, canonical(ret, o.result), canonical(ret, first.result)),
+                        "{name} {method} {args:x?}: {} (traced {was_traced}) {:#x}, {} {:#x}",
+                        o.isa,
+                        o.result,
+                        first.isa,
+                        first.result
+                    );
+                    if *was_traced && o.isa != "x86_64" {
+                        let p = check_traced(o);
+                        assert!(p.is_empty(), "{name} {method} {args:x?}: {p:#?}");
+                    }
+                }
+            }
+            match skip {
+                Some(reason) => *skips.entry(format!("not executed: {reason}")).or_default() += 1,
+                None => executed += 1,
+            }
+        }
+    }
+    eprintln!(
+        "corpus (b): {} ART tests with smali, {methods} methods: {compiled} compiled for arm64, thumb2 and x86_64 (traced and untraced), {executed} executed on {inputs} random inputs each",
+        tests.len()
+    );
+    for (reason, n) in &skips {
+        eprintln!("corpus (b) skipped {n:4}: {reason}");
+    }
+    // Regression floors at today's figures (docs/compiler-harness.md): fewer means the harness
+    // or the compiler lost methods it handled.
+    assert!(compiled >= 150, "only {compiled} methods compiled");
+    assert!(executed >= 100, "only {executed} methods executed");
+}

@@ -50,22 +50,34 @@ fn same(ty: u8, a: u64, b: u64) -> bool {
     }
 }
 
-/// Assembles test/NAME/smali/ into DIR/NAME.dex; None if smali refuses.
-fn assemble(test: &Path, dir: &Path) -> Option<PathBuf> {
-    let name = test.file_name()?.to_string_lossy().to_string();
-    let out = dir.join(format!("{name}.dex"));
-    // smali takes the directory (some tests keep their files in subdirectories).
-    let ok = Command::new("smali")
-        .arg("a")
-        .arg("-o")
-        .arg(&out)
-        .arg(test.join("smali"))
+/// Assembles every test's smali/ directory into DIR/NAME.dex in one JVM (Debian's smali
+/// library, tests/compiler-corpus/tools/SmaliBatch.java); returns the names that assembled.
+fn assemble_all(tests: &[PathBuf], dir: &Path) -> Vec<String> {
+    let smali_jar = "/usr/share/java/smali.jar";
+    let classes = dir.join("smali-batch");
+    let src = common::corpus_dir().join("tools/SmaliBatch.java");
+    let st = Command::new("javac")
+        .arg("-cp")
+        .arg(smali_jar)
+        .arg("-d")
+        .arg(&classes)
+        .arg(&src)
+        .status()
+        .expect("javac");
+    assert!(st.success(), "javac {}", src.display());
+    let out = Command::new("java")
+        .arg("-cp")
+        .arg(format!("{}:{smali_jar}", classes.display()))
+        .arg("SmaliBatch")
+        .arg(dir)
+        .args(tests.iter().map(|t| t.join("smali")))
         .output()
-        .ok()?
-        .status
-        .success();
-    let ok = ok && out.is_file();
-    ok.then_some(out)
+        .expect("java");
+    assert!(out.status.success(), "SmaliBatch failed");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.strip_prefix("ok ").map(str::to_string))
+        .collect()
 }
 
 #[test]
@@ -93,14 +105,16 @@ fn corpus_b_art_test_smali_methods() {
     let mut skips: BTreeMap<String, usize> = BTreeMap::new();
     let (mut methods, mut compiled, mut executed) = (0usize, 0usize, 0usize);
     let mut rng = Rng::new(0xb0b);
+    let assembled = assemble_all(&tests, &dir);
     for test in &tests {
         let name = test.file_name().unwrap().to_string_lossy().to_string();
-        let Some(dex) = assemble(test, &dir) else {
+        if !assembled.contains(&name) {
             *skips
                 .entry("smali cannot assemble the test".into())
                 .or_default() += 1;
             continue;
-        };
+        }
+        let dex = dir.join(format!("{name}.dex"));
         let entries = h
             .compile_all(&dex, &dir.join(&name))
             .unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -23,6 +23,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -432,6 +433,9 @@ std::string Descriptor(const DexFile& dex_file, uint32_t method_idx) {
          dex_file.GetMethodName(id) + dex_file.GetMethodSignature(id).ToString();
 }
 
+// Why the last CompileMethodTo returned 3 (for --all's index).
+std::string g_last_failure;
+
 // Compiles one method for `isas` into `out_path`. 0 ok, 2 bad input, 3 not compiled.
 int CompileMethodTo(const DexFile& dex_file,
                     const ClassAccessor& klass,
@@ -470,6 +474,7 @@ int CompileMethodTo(const DexFile& dex_file,
                     method.GetAccessFlags(), code_item, no_trace, out, &why)) {
       fprintf(stderr, "%s: not compiled for %s: %s\n", name.c_str(), isa_name.c_str(),
               why.c_str());
+      g_last_failure = why;
       return 3;
     }
   }
@@ -561,6 +566,9 @@ int CompileAll(const std::vector<std::unique_ptr<const DexFile>>& dex_files,
             rc = CompileMethodTo(*dex_file, klass, method, "arm64,thumb2,x86_64", true,
                                  u.c_str());
           }
+          if (rc != 0 && !g_last_failure.empty()) {
+            WriteWhole(g_last_failure, (out_dir + "/" + std::to_string(n) + ".why").c_str());
+          }
           _exit(rc);
         }
         int status = 0;
@@ -569,7 +577,10 @@ int CompileAll(const std::vector<std::unique_ptr<const DexFile>>& dex_files,
           index << "skipped compiler crashed (signal " << WTERMSIG(status) << "): " << name
                 << "\n";
         } else if (WEXITSTATUS(status) != 0) {
-          index << "skipped not compiled (see stderr): " << name << "\n";
+          std::string why = "see stderr";
+          std::ifstream why_file(out_dir + "/" + std::to_string(n) + ".why");
+          if (why_file) std::getline(why_file, why);
+          index << "skipped not compiled: " << why << ": " << name << "\n";
         } else {
           index << "compiled " << n << " " << name << "\n";
         }

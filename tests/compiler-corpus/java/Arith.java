@@ -45,4 +45,12 @@ public class Arith {
     }
     return n;
   }
+  public static long longDivRem(long a, long b) {
+    long d = b | 1;
+    return a / d + a % d;
+  }
+  public static double remD(double a, double b) { return a % b; }
+  public static float remF(float a, float b) { return a % b; }
+  public static long convD2l(double a) { return (long) a; }
+  public static float convL2f(long a) { return (float) a; }
 }

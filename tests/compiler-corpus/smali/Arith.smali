@@ -184,3 +184,41 @@
     :done
     return v1
 .end method
+
+# Long division and remainder (thumb2 calls pLdiv/pLmod, __aeabi_ldivmod); the divisor is
+# made odd, so never zero (exception delivery is not run by the harness yet).
+.method public static longDivRem(JJ)J
+    .registers 10
+    const-wide/16 v0, 1
+    or-long v0, p2, v0
+    div-long v2, p0, v0
+    rem-long v4, p0, v0
+    add-long/2addr v2, v4
+    return-wide v2
+.end method
+
+# Floating remainder (pFmod / pFmodf on both ARM back ends).
+.method public static remD(DD)D
+    .registers 6
+    rem-double v0, p0, p2
+    return-wide v0
+.end method
+
+.method public static remF(FF)F
+    .registers 4
+    rem-float v0, p0, p1
+    return v0
+.end method
+
+# Conversions with Java's saturating semantics (thumb2: pD2l, pF2l, pL2f).
+.method public static convD2l(D)J
+    .registers 4
+    double-to-long v0, p0
+    return-wide v0
+.end method
+
+.method public static convL2f(J)F
+    .registers 4
+    long-to-float v0, p0
+    return v0
+.end method

@@ -199,6 +199,7 @@ fn corpus_a_matches_openjdk_on_every_isa_with_and_without_tracing() {
             }
         }
     }
+    let _ = std::fs::remove_dir_all(&dir);
     eprintln!(
         "corpus (a): {} methods, {n} inputs each, {checked} runs checked",
         methods.len()

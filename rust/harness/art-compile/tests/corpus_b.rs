@@ -210,6 +210,7 @@ fn corpus_b_art_test_smali_methods() {
     for (reason, n) in &skips {
         eprintln!("corpus (b) skipped {n:4}: {reason}");
     }
+    let _ = std::fs::remove_dir_all(&dir);
     // Regression floors at today's figures (docs/compiler-harness.md): fewer means the harness
     // or the compiler lost methods it handled.
     assert!(compiled >= 150, "only {compiled} methods compiled");

@@ -73,6 +73,16 @@ fn real_emitter_passes_and_both_mutants_are_caught() {
         t32.iter().any(|p| p.contains("register 1 changed")),
         "the thumb2 clobbering mutant was not caught by the register check: {t32:?}"
     );
+    for name in [
+        "real-arm64",
+        "real-thumb2",
+        "clobber",
+        "noexit",
+        "clobber-t32",
+    ] {
+        let d = std::env::temp_dir().join(format!("hubble-mutants-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(d);
+    }
     eprintln!(
         "mutants caught:\n  clobber: {clobber:?}\n  noexit: {noexit:?}\n  clobber-t32: {t32:?}"
     );

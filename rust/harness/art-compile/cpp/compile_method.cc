@@ -1,0 +1,641 @@
+/*
+ * hubble-compile-method: ART's optimizing compiler (the patched tree, libart-compiler's objects)
+ * compiles one method of a real .dex file for arm64, thumb2 and x86_64, the way
+ * OptimizingCompiler::TryCompile does (compiler/optimizing/optimizing_compiler.cc), without a
+ * Runtime. Written in the style of ART's own OptimizingUnitTest / codegen tests
+ * (optimizing_unit_test.h CreateCFG, codegen_test_utils.h RunCode): null class loader and dex
+ * cache handles, no class linker, no VerifiedMethod. Where it differs from dex2oat/JIT, the
+ * comment says so (docs/compiler-harness.md lists them all).
+ *
+ *   hubble-compile-method DEX 'LFoo;->bar(II)I' OUT [--isa arm64,thumb2,x86_64] [--no-trace]
+ *
+ * OUT is a text file (format in rust/harness/art-compile/src/output.rs): per ISA, the code
+ * bytes, the CodeInfo (stack map) bytes, frame size and spill masks, and the code intervals of
+ * every HTraceEntry/HTraceExit the code generator emitted (inline part and out-of-line slow
+ * path), taken from the code generator's own DisassemblyInformation, in graph order.
+ * Exit status: 0 compiled; 2 bad input (no such file/method, dex fails to parse or verify);
+ * 3 the compiler refused the method (the reason is printed).
+ */
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "arch/instruction_set_features.h"
+#include "base/arena_allocator.h"
+#include "base/malloc_arena_pool.h"
+#include "base/mem_map.h"
+#include "base/scoped_arena_allocator.h"
+#include "dex/art_dex_file_loader.h"
+#include "dex/class_accessor-inl.h"
+#include "dex/code_item_accessors-inl.h"
+#include "dex/dex_file.h"
+#include "dex/dex_instruction-inl.h"
+#include "driver/compiler_options.h"
+#include "driver/dex_compilation_unit.h"
+#include "entrypoints/quick/quick_entrypoints_enum.h"
+#include "entrypoints/quick/quick_entrypoints_list.h"  // QUICK_ENTRYPOINT_LIST, again
+#include "handle.h"
+#include "stack_reference.h"
+#include "optimizing/builder.h"
+#include "optimizing/code_generator.h"
+#include "optimizing/graph_visualizer.h"
+#include "optimizing/nodes.h"
+#include "optimizing/optimization.h"
+#include "optimizing/prepare_for_register_allocation.h"
+#include "optimizing/register_allocator.h"
+#include "optimizing/ssa_liveness_analysis.h"
+#include "optimizing/write_barrier_elimination.h"
+
+namespace art {
+
+// CompilerOptions' fields are private; ART's tests set them through this friend class
+// (compiler/common_compiler_test.cc, CommonCompilerTestImpl::CreateCompilerOptions), which is
+// not part of libart-compiler. This is that function, line for line.
+class CommonCompilerTestImpl {
+ public:
+  static std::unique_ptr<CompilerOptions> CreateCompilerOptions(InstructionSet instruction_set,
+                                                                const std::string& variant) {
+    std::unique_ptr<CompilerOptions> compiler_options = std::make_unique<CompilerOptions>();
+    compiler_options->instruction_set_ = instruction_set;
+    std::string error_msg;
+    compiler_options->instruction_set_features_ =
+        InstructionSetFeatures::FromVariant(instruction_set, variant, &error_msg);
+    CHECK(compiler_options->instruction_set_features_ != nullptr) << error_msg;
+    return compiler_options;
+  }
+};
+
+namespace {
+
+// HandleCache (nodes.h) creates its class-root handles on first use through the class linker
+// (HandleCache::CreateRootHandle, nodes.cc), which needs a Runtime. The only root the harness's
+// corpus reaches is java.lang.Object's, for HNullConstant (HGraph::GetNullConstant: every
+// HTraceExit of a void method returns the null constant). The stand-in: a zeroed object below
+// 4 GiB (compressed references) as that class: not primitive, no superclass, so
+// Class::IsObjectClass() is true, as it is for the real one. The cache's member is private;
+// this is the standard explicit-instantiation access to it (no layout assumed).
+template <typename Tag, typename Tag::type kMember>
+struct HubbleMemberAccess {
+  friend typename Tag::type HubbleMember(Tag) { return kMember; }
+};
+struct HandleCacheObjectClass {
+  using type = ReferenceTypeInfo::TypeHandle HandleCache::*;
+  friend type HubbleMember(HandleCacheObjectClass);
+};
+template struct HubbleMemberAccess<HandleCacheObjectClass, &HandleCache::object_class_handle_>;
+
+// Handle's constructor from a raw reference slot is protected (HandleScope makes handles).
+struct StandInClassHandle : ReferenceTypeInfo::TypeHandle {
+  explicit StandInClassHandle(StackReference<mirror::Object>* slot)
+      : ReferenceTypeInfo::TypeHandle(slot) {}
+};
+
+void InstallObjectClassStandIn(HGraph* graph) {
+  static StackReference<mirror::Object>* slot = [] {
+    void* page = mmap(nullptr, kPageSize, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+    CHECK(page != MAP_FAILED);
+    auto* ref = new StackReference<mirror::Object>();
+    ref->Assign(reinterpret_cast<mirror::Object*>(page));
+    return ref;
+  }();
+  graph->GetHandleCache()->*HubbleMember(HandleCacheObjectClass()) = StandInClassHandle(slot);
+}
+
+// codegen_test_utils.h InternalCodeAllocator.
+class HarnessCodeAllocator : public CodeAllocator {
+ public:
+  uint8_t* Allocate(size_t size) override {
+    memory_.resize(size);
+    return memory_.data();
+  }
+  ArrayRef<const uint8_t> GetMemory() const override { return ArrayRef<const uint8_t>(memory_); }
+
+ private:
+  std::vector<uint8_t> memory_;
+};
+
+std::string Hex(ArrayRef<const uint8_t> bytes) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (uint8_t b : bytes) {
+    out.push_back(kDigits[b >> 4]);
+    out.push_back(kDigits[b & 15]);
+  }
+  return out;
+}
+
+// OptimizingCompiler::RunOptimizations (private there): the same pass-by-pass loop.
+void RunPasses(HGraph* graph,
+               CodeGenerator* codegen,
+               const DexCompilationUnit& unit,
+               const OptimizationDef definitions[],
+               size_t length) {
+  ArenaVector<HOptimization*> optimizations = ConstructOptimizations(
+      definitions, length, graph->GetAllocator(), graph, /*stats=*/nullptr, codegen, unit);
+  std::bitset<static_cast<size_t>(OptimizationPass::kLast) + 1u> pass_changes;
+  pass_changes[static_cast<size_t>(OptimizationPass::kNone)] = true;
+  for (size_t i = 0; i < length; ++i) {
+    if (pass_changes[static_cast<size_t>(definitions[i].depends_on)]) {
+      pass_changes[static_cast<size_t>(definitions[i].pass)] = optimizations[i]->Run();
+    } else {
+      pass_changes[static_cast<size_t>(definitions[i].pass)] = false;
+    }
+  }
+}
+
+// OptimizingCompiler::RunOptimizations's list (no --passes), then RunArchOptimizations'.
+void RunOptimizations(HGraph* graph, CodeGenerator* codegen, const DexCompilationUnit& unit) {
+  const OptimizationDef optimizations[] = {
+      OptDef(OptimizationPass::kConstantFolding),
+      OptDef(OptimizationPass::kInstructionSimplifier),
+      OptDef(OptimizationPass::kDeadCodeElimination, "dead_code_elimination$initial"),
+      OptDef(OptimizationPass::kInliner),
+      OptDef(OptimizationPass::kConstantFolding,
+             "constant_folding$after_inlining",
+             OptimizationPass::kInliner),
+      OptDef(OptimizationPass::kInstructionSimplifier,
+             "instruction_simplifier$after_inlining",
+             OptimizationPass::kInliner),
+      OptDef(OptimizationPass::kDeadCodeElimination,
+             "dead_code_elimination$after_inlining",
+             OptimizationPass::kInliner),
+      OptDef(OptimizationPass::kSideEffectsAnalysis, "side_effects$before_gvn"),
+      OptDef(OptimizationPass::kGlobalValueNumbering),
+      OptDef(OptimizationPass::kSelectGenerator),
+      OptDef(OptimizationPass::kAggressiveConstantFolding, "constant_folding$after_gvn"),
+      OptDef(OptimizationPass::kInstructionSimplifier, "instruction_simplifier$after_gvn"),
+      OptDef(OptimizationPass::kDeadCodeElimination, "dead_code_elimination$after_gvn"),
+      OptDef(OptimizationPass::kSideEffectsAnalysis, "side_effects$before_licm"),
+      OptDef(OptimizationPass::kInvariantCodeMotion),
+      OptDef(OptimizationPass::kInductionVarAnalysis),
+      OptDef(OptimizationPass::kBoundsCheckElimination),
+      OptDef(OptimizationPass::kLoopOptimization),
+      OptDef(OptimizationPass::kConstantFolding, "constant_folding$after_loop_opt"),
+      OptDef(OptimizationPass::kAggressiveInstructionSimplifier,
+             "instruction_simplifier$after_loop_opt"),
+      OptDef(OptimizationPass::kDeadCodeElimination, "dead_code_elimination$after_loop_opt"),
+      OptDef(OptimizationPass::kLoadStoreElimination),
+      OptDef(OptimizationPass::kCHAGuardOptimization),
+      OptDef(OptimizationPass::kCodeSinking),
+      OptDef(OptimizationPass::kConstantFolding, "constant_folding$before_codegen"),
+      OptDef(OptimizationPass::kAggressiveInstructionSimplifier,
+             "instruction_simplifier$before_codegen"),
+      OptDef(OptimizationPass::kDeadCodeElimination, "dead_code_elimination$before_codegen"),
+      OptDef(OptimizationPass::kConstructorFenceRedundancyElimination)};
+  RunPasses(graph, codegen, unit, optimizations, arraysize(optimizations));
+
+  switch (codegen->GetInstructionSet()) {
+    case InstructionSet::kThumb2: {
+      const OptimizationDef arm[] = {
+          OptDef(OptimizationPass::kInstructionSimplifierArm),
+          OptDef(OptimizationPass::kSideEffectsAnalysis),
+          OptDef(OptimizationPass::kGlobalValueNumbering, "GVN$after_arch"),
+          OptDef(OptimizationPass::kCriticalNativeAbiFixupArm),
+          OptDef(OptimizationPass::kScheduling)};
+      RunPasses(graph, codegen, unit, arm, arraysize(arm));
+      break;
+    }
+    case InstructionSet::kArm64: {
+      const OptimizationDef arm64[] = {
+          OptDef(OptimizationPass::kInstructionSimplifierArm64),
+          OptDef(OptimizationPass::kSideEffectsAnalysis),
+          OptDef(OptimizationPass::kGlobalValueNumbering, "GVN$after_arch"),
+          OptDef(OptimizationPass::kScheduling)};
+      RunPasses(graph, codegen, unit, arm64, arraysize(arm64));
+      break;
+    }
+    case InstructionSet::kX86_64: {
+      const OptimizationDef x86_64[] = {
+          OptDef(OptimizationPass::kInstructionSimplifierX86_64),
+          OptDef(OptimizationPass::kSideEffectsAnalysis),
+          OptDef(OptimizationPass::kGlobalValueNumbering, "GVN$after_arch"),
+          OptDef(OptimizationPass::kX86MemoryOperandGeneration)};
+      RunPasses(graph, codegen, unit, x86_64, arraysize(x86_64));
+      break;
+    }
+    default:
+      LOG(FATAL) << "unsupported ISA " << codegen->GetInstructionSet();
+  }
+}
+
+// optimizing_compiler.cc AllocateRegisters (file-local there).
+void AllocateRegisters(HGraph* graph, CodeGenerator* codegen) {
+  PrepareForRegisterAllocation(graph, codegen->GetCompilerOptions(), /*stats=*/nullptr).Run();
+  ScopedArenaAllocator local_allocator(graph->GetArenaStack());
+  SsaLivenessAnalysis liveness(graph, codegen, &local_allocator);
+  liveness.Analyze();
+  std::unique_ptr<RegisterAllocator> register_allocator = RegisterAllocator::Create(
+      &local_allocator,
+      codegen,
+      liveness,
+      codegen->GetCompilerOptions().GetRegisterAllocationStrategy());
+  register_allocator->AllocateRegisters();
+}
+
+// "Tracing compiled out" control: the nodes the patched builder inserted, removed before any
+// pass runs. ART_USE_HUBBLE=0 never creates them; the graph is otherwise the same (HTraceEntry's
+// only input is the current method, HTraceExit's the returned value; neither has users).
+size_t RemoveTraceNodes(HGraph* graph) {
+  size_t removed = 0;
+  for (HBasicBlock* block : graph->GetReversePostOrder()) {
+    for (HInstructionIterator it(block->GetInstructions()); !it.Done(); it.Advance()) {
+      HInstruction* insn = it.Current();
+      if (insn->IsTraceEntry() || insn->IsTraceExit()) {
+        block->RemoveInstruction(insn);
+        ++removed;
+      }
+    }
+  }
+  return removed;
+}
+
+struct Target {
+  const char* name;
+  InstructionSet isa;
+};
+
+constexpr Target kTargets[] = {
+    {"arm64", InstructionSet::kArm64},
+    {"thumb2", InstructionSet::kThumb2},
+    {"x86_64", InstructionSet::kX86_64},
+};
+
+const char* AnalysisName(GraphAnalysisResult r) {
+  switch (r) {
+    case kAnalysisSkipped: return "skipped (huge or large branchless method)";
+    case kAnalysisInvalidBytecode: return "invalid bytecode";
+    case kAnalysisFailThrowCatchLoop: return "throw/catch loop";
+    case kAnalysisFailAmbiguousArrayOp: return "ambiguous array op";
+    case kAnalysisFailIrreducibleLoopAndStringInit: return "irreducible loop and String.<init>";
+    case kAnalysisFailPhiEquivalentInOsr: return "phi equivalent in OSR";
+    case kAnalysisSuccess: return "success";
+  }
+  return "?";
+}
+
+// Compiles the method for one ISA; appends its section to `out`. Returns false with `why`.
+bool CompileFor(const Target& target,
+                const DexFile& dex_file,
+                uint32_t method_idx,
+                uint16_t class_def_idx,
+                uint32_t access_flags,
+                const dex::CodeItem* code_item,
+                bool no_trace,
+                std::ostringstream& out,
+                std::string* why) {
+  MallocArenaPool pool;
+  ArenaAllocator allocator(&pool);
+  ArenaStack arena_stack(&pool);
+  std::unique_ptr<CompilerOptions> options =
+      CommonCompilerTestImpl::CreateCompilerOptions(target.isa, "default");
+
+  // As optimizing_unit_test.h CreateCFG: no class loader, dex cache or class linker (no
+  // Runtime); no VerifiedMethod (dex2oat's verifier results).
+  DexCompilationUnit unit(Handle<mirror::ClassLoader>(),
+                          /*class_linker=*/nullptr,
+                          dex_file,
+                          code_item,
+                          class_def_idx,
+                          method_idx,
+                          access_flags,
+                          /*verified_method=*/nullptr,
+                          Handle<mirror::DexCache>());
+  CodeItemDebugInfoAccessor accessor(dex_file, code_item, method_idx);
+  // TryCompile: no ArtMethod (AOT of an unresolved class), so dead_reference_safe = false;
+  // handles: none (the unit tests pass null handles when no reference type is resolved).
+  HGraph* graph = new (&allocator) HGraph(&allocator,
+                                          &arena_stack,
+                                          /*handles=*/nullptr,
+                                          dex_file,
+                                          method_idx,
+                                          target.isa,
+                                          kInvalidInvokeType,
+                                          /*dead_reference_safe=*/false,
+                                          /*debuggable=*/false,
+                                          CompilationKind::kOptimized);
+  InstallObjectClassStandIn(graph);
+  std::unique_ptr<CodeGenerator> codegen = CodeGenerator::Create(graph, *options);
+  if (codegen == nullptr) {
+    *why = "no code generator";
+    return false;
+  }
+  {
+    // The production constructor (outer unit == unit): the patched builder inserts the trace
+    // nodes only there (patch 0011 HubbleTraces); the unit-test one leaves the outer unit null.
+    HGraphBuilder builder(graph, accessor, &unit, &unit, codegen.get(), /*stats=*/nullptr);
+    GraphAnalysisResult result = builder.BuildGraph();
+    if (result != kAnalysisSuccess) {
+      *why = std::string("graph builder: ") + AnalysisName(result);
+      return false;
+    }
+  }
+  size_t removed = no_trace ? RemoveTraceNodes(graph) : 0u;
+  RunOptimizations(graph, codegen.get(), unit);
+  WriteBarrierElimination(graph, /*stats=*/nullptr).Run();
+  AllocateRegisters(graph, codegen.get());
+
+  // The code generator records each instruction's and each slow path's code interval when it
+  // has a DisassemblyInformation (what --dump-cfg's disassembly uses).
+  DisassemblyInformation disasm_info(&allocator);
+  codegen->SetDisassemblyInformation(&disasm_info);
+  HarnessCodeAllocator code_allocator;
+  codegen->Compile(&code_allocator);
+  ScopedArenaVector<uint8_t> stack_map = codegen->BuildStackMaps(code_item);
+  const DisassemblyInformation& intervals = disasm_info;
+
+  out << "isa " << target.name << "\n";
+  out << "frame_size " << codegen->GetFrameSize() << "\n";
+  out << "core_spill_mask " << codegen->GetCoreSpillMask() << "\n";
+  out << "fp_spill_mask " << codegen->GetFpuSpillMask() << "\n";
+  out << "trace_nodes_removed " << removed << "\n";
+  out << "frame_entry " << intervals.GetFrameEntryInterval().start << " "
+      << intervals.GetFrameEntryInterval().end << "\n";
+  // Trace points in block order (linear order, as the code generator emits them).
+  for (HBasicBlock* block : codegen->GetGraph()->GetLinearOrder()) {
+    for (HInstructionIterator it(block->GetInstructions()); !it.Done(); it.Advance()) {
+      HInstruction* insn = it.Current();
+      if (!insn->IsTraceEntry() && !insn->IsTraceExit()) continue;
+      auto found = intervals.GetInstructionIntervals().find(insn);
+      if (found == intervals.GetInstructionIntervals().end()) continue;
+      size_t ool_start = 0, ool_end = 0;
+      for (const SlowPathCodeInfo& info : intervals.GetSlowPathIntervals()) {
+        if (info.slow_path->GetInstruction() == insn) {
+          ool_start = info.code_interval.start;
+          ool_end = info.code_interval.end;
+        }
+      }
+      // The registers the register allocator gave the node as temps: with the ISA's reserved
+      // scratch registers, all the sequence may change (the executor checks the rest).
+      std::string temps;
+      LocationSummary* locations = insn->GetLocations();
+      for (size_t t = 0; locations != nullptr && t < locations->GetTempCount(); ++t) {
+        Location temp = locations->GetTemp(t);
+        if (!temp.IsRegister()) continue;
+        temps += (temps.empty() ? "" : ",") + std::to_string(temp.reg());
+      }
+      out << "trace " << (insn->IsTraceEntry() ? "entry" : "exit") << " " << insn->GetId() << " "
+          << found->second.start << " " << found->second.end << " " << ool_start << " " << ool_end
+          << " " << (temps.empty() ? "-" : temps) << "\n";
+    }
+  }
+  for (const SlowPathCodeInfo& info : intervals.GetSlowPathIntervals()) {
+    out << "slow_path " << info.slow_path->GetDescription() << " " << info.code_interval.start
+        << " " << info.code_interval.end << "\n";
+  }
+  // Where compiled code finds each quick entrypoint (Thread::quick_entrypoints), by ART's own
+  // accessor: the executor traps calls through these slots.
+#define HUBBLE_ENTRYPOINT(name, ...)                                                          \
+  out << "entrypoint " #name " "                                                              \
+      << (Is64BitInstructionSet(target.isa)                                                   \
+              ? GetThreadOffset<PointerSize::k64>(kQuick##name).Int32Value()                  \
+              : GetThreadOffset<PointerSize::k32>(kQuick##name).Int32Value())                 \
+      << "\n";
+  QUICK_ENTRYPOINT_LIST(HUBBLE_ENTRYPOINT)
+#undef HUBBLE_ENTRYPOINT
+  out << "code " << Hex(code_allocator.GetMemory()) << "\n";
+  out << "stack_map " << Hex(ArrayRef<const uint8_t>(stack_map)) << "\n";
+  out << "end\n";
+  return true;
+}
+
+// Writes `text` to `out_path` whole or not at all (a temporary file renamed into place).
+bool WriteWhole(const std::string& text, const char* out_path) {
+  std::string tmp = std::string(out_path) + ".tmp";
+  FILE* f = fopen(tmp.c_str(), "w");
+  if (f == nullptr) {
+    fprintf(stderr, "%s: cannot write: %s\n", tmp.c_str(), strerror(errno));
+    return false;
+  }
+  bool ok = fwrite(text.data(), 1, text.size(), f) == text.size();
+  ok = (fclose(f) == 0) && ok;
+  if (!ok || rename(tmp.c_str(), out_path) != 0) {
+    fprintf(stderr, "%s: write failed: %s\n", out_path, strerror(errno));
+    remove(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+std::string Descriptor(const DexFile& dex_file, uint32_t method_idx) {
+  const dex::MethodId& id = dex_file.GetMethodId(method_idx);
+  return std::string(dex_file.GetMethodDeclaringClassDescriptor(id)) + "->" +
+         dex_file.GetMethodName(id) + dex_file.GetMethodSignature(id).ToString();
+}
+
+// Why the last CompileMethodTo returned 3 (for --all's index).
+std::string g_last_failure;
+
+// Compiles one method for `isas` into `out_path`. 0 ok, 2 bad input, 3 not compiled.
+int CompileMethodTo(const DexFile& dex_file,
+                    const ClassAccessor& klass,
+                    const ClassAccessor::Method& method,
+                    const std::string& isas,
+                    bool no_trace,
+                    const char* out_path) {
+  const std::string name = Descriptor(dex_file, method.GetIndex());
+  const dex::CodeItem* code_item = method.GetCodeItem();
+  if (code_item == nullptr) {
+    fprintf(stderr, "%s has no code (abstract or native)\n", name.c_str());
+    return 2;
+  }
+  const dex::MethodId& id = dex_file.GetMethodId(method.GetIndex());
+  std::ostringstream out;
+  out << "hubble-compile 1\n";
+  out << "method " << name << "\n";
+  out << "shorty " << dex_file.GetMethodShorty(id) << "\n";
+  out << "static " << (((method.GetAccessFlags() & kAccStatic) != 0) ? 1 : 0) << "\n";
+  out << "traced " << (no_trace ? 0 : 1) << "\n";
+  out << "dex_code_units "
+      << CodeItemInstructionAccessor(dex_file, code_item).InsnsSizeInCodeUnits() << "\n";
+  std::stringstream list(isas);
+  std::string isa_name;
+  while (std::getline(list, isa_name, ',')) {
+    const Target* target = nullptr;
+    for (const Target& t : kTargets) {
+      if (isa_name == t.name) target = &t;
+    }
+    if (target == nullptr) {
+      fprintf(stderr, "unknown ISA '%s' (arm64, thumb2, x86_64)\n", isa_name.c_str());
+      return 2;
+    }
+    std::string why;
+    if (!CompileFor(*target, dex_file, method.GetIndex(), klass.GetClassDefIndex(),
+                    method.GetAccessFlags(), code_item, no_trace, out, &why)) {
+      fprintf(stderr, "%s: not compiled for %s: %s\n", name.c_str(), isa_name.c_str(),
+              why.c_str());
+      g_last_failure = why;
+      return 3;
+    }
+  }
+  return WriteWhole(out.str(), out_path) ? 0 : 2;
+}
+
+// Why this harness cannot compile the method without a Runtime, or nullptr. The graph builder
+// resolves every method, field, type, string, method handle and call site it meets through the
+// class linker (HInstructionBuilder::ResolveMethod & co.), which does not exist here; objects
+// (receivers, reference parameters, arrays, monitors, exceptions) need a heap.
+const char* NeedsRuntime(const DexFile& dex_file, const ClassAccessor::Method& method,
+                         std::string* detail) {
+  if (method.GetCodeItem() == nullptr) return "no code (abstract or native)";
+  if ((method.GetAccessFlags() & kAccStatic) == 0) return "instance method (needs a receiver)";
+  const char* shorty = dex_file.GetMethodShorty(dex_file.GetMethodId(method.GetIndex()));
+  if (strchr(shorty, 'L') != nullptr) return "reference parameter or result (needs objects)";
+  for (const DexInstructionPcPair& pair :
+       CodeItemInstructionAccessor(dex_file, method.GetCodeItem())) {
+    const Instruction& insn = pair.Inst();
+    Instruction::IndexType index = Instruction::IndexTypeOf(insn.Opcode());
+    bool needs = index != Instruction::kIndexNone && index != Instruction::kIndexUnknown;
+    switch (insn.Opcode()) {
+      case Instruction::THROW:
+      case Instruction::MOVE_EXCEPTION:
+      case Instruction::MONITOR_ENTER:
+      case Instruction::MONITOR_EXIT:
+      case Instruction::ARRAY_LENGTH:
+      case Instruction::FILL_ARRAY_DATA:
+      case Instruction::AGET: case Instruction::AGET_WIDE: case Instruction::AGET_OBJECT:
+      case Instruction::AGET_BOOLEAN: case Instruction::AGET_BYTE: case Instruction::AGET_CHAR:
+      case Instruction::AGET_SHORT:
+      case Instruction::APUT: case Instruction::APUT_WIDE: case Instruction::APUT_OBJECT:
+      case Instruction::APUT_BOOLEAN: case Instruction::APUT_BYTE: case Instruction::APUT_CHAR:
+      case Instruction::APUT_SHORT:
+        needs = true;
+        break;
+      default:
+        break;
+    }
+    if (needs) {
+      *detail = insn.Name();
+      return "needs the runtime (class linker or heap)";
+    }
+    // dex2oat compiles only what ART's verifier accepts; this harness has no verifier (it needs
+    // the runtime), so the one class of unverifiable code the ART tests contain and the builder
+    // takes (a return that does not match the method's return type) is refused here.
+    const bool returns_void = shorty[0] == 'V';
+    const bool is_return_void = insn.Opcode() == Instruction::RETURN_VOID;
+    const bool is_return = insn.Opcode() == Instruction::RETURN ||
+                           insn.Opcode() == Instruction::RETURN_WIDE ||
+                           insn.Opcode() == Instruction::RETURN_OBJECT;
+    const bool is_wide_result = shorty[0] == 'J' || shorty[0] == 'D';
+    if ((is_return_void && !returns_void) || (is_return && returns_void) ||
+        (insn.Opcode() == Instruction::RETURN_WIDE && !is_wide_result) ||
+        (insn.Opcode() == Instruction::RETURN && is_wide_result)) {
+      *detail = insn.Name();
+      return "fails ART's verifier: return does not match the return type";
+    }
+  }
+  return nullptr;
+}
+
+// --all OUTDIR: every method of the dex. Each compiles in a child process (a crash of the
+// compiler on one method is that method's result, not the run's); OUTDIR/index.txt says, per
+// method, "compiled N DESC" (N.txt traced, N-u.txt untraced) or "skipped REASON: DESC".
+int CompileAll(const std::vector<std::unique_ptr<const DexFile>>& dex_files,
+               const std::string& out_dir) {
+  std::ostringstream index;
+  size_t n = 0;
+  for (const std::unique_ptr<const DexFile>& dex_file : dex_files) {
+    for (ClassAccessor klass : dex_file->GetClasses()) {
+      for (const ClassAccessor::Method& method : klass.GetMethods()) {
+        const std::string name = Descriptor(*dex_file, method.GetIndex());
+        std::string detail;
+        if (const char* why = NeedsRuntime(*dex_file, method, &detail)) {
+          index << "skipped " << why << (detail.empty() ? "" : " (") << detail
+                << (detail.empty() ? "" : ")") << ": " << name << "\n";
+          continue;
+        }
+        ++n;
+        fflush(stderr);
+        pid_t pid = fork();
+        if (pid == 0) {
+          std::string t = out_dir + "/" + std::to_string(n) + ".txt";
+          std::string u = out_dir + "/" + std::to_string(n) + "-u.txt";
+          int rc = CompileMethodTo(*dex_file, klass, method, "arm64,thumb2,x86_64", false,
+                                   t.c_str());
+          if (rc == 0) {
+            rc = CompileMethodTo(*dex_file, klass, method, "arm64,thumb2,x86_64", true,
+                                 u.c_str());
+          }
+          if (rc != 0 && !g_last_failure.empty()) {
+            WriteWhole(g_last_failure, (out_dir + "/" + std::to_string(n) + ".why").c_str());
+          }
+          _exit(rc);
+        }
+        int status = 0;
+        waitpid(pid, &status, 0);
+        if (WIFSIGNALED(status)) {
+          index << "skipped compiler crashed (signal " << WTERMSIG(status) << "): " << name
+                << "\n";
+        } else if (WEXITSTATUS(status) != 0) {
+          std::string why = "see stderr";
+          std::ifstream why_file(out_dir + "/" + std::to_string(n) + ".why");
+          if (why_file) std::getline(why_file, why);
+          index << "skipped not compiled: " << why << ": " << name << "\n";
+        } else {
+          index << "compiled " << n << " " << name << "\n";
+        }
+      }
+    }
+  }
+  return WriteWhole(index.str(), (out_dir + "/index.txt").c_str()) ? 0 : 2;
+}
+
+int Usage() {
+  fprintf(stderr,
+          "usage: hubble-compile-method DEX 'LFoo;->bar(II)I' OUT [--isa LIST] [--no-trace]\n"
+          "       hubble-compile-method DEX --all OUTDIR\n");
+  return 2;
+}
+
+}  // namespace
+}  // namespace art
+
+int main(int argc, char** argv) {
+  using namespace art;  // NOLINT
+  if (argc < 4) return Usage();
+  const char* dex_path = argv[1];
+  std::string wanted = argv[2];
+  const char* out_path = argv[3];
+  std::string isas = "arm64,thumb2,x86_64";
+  bool no_trace = false;
+  for (int i = 4; i < argc; ++i) {
+    if (strcmp(argv[i], "--isa") == 0 && i + 1 < argc) {
+      isas = argv[++i];
+    } else if (strcmp(argv[i], "--no-trace") == 0) {
+      no_trace = true;
+    } else {
+      return Usage();
+    }
+  }
+  MemMap::Init();
+
+  std::string error_msg;
+  std::vector<std::unique_ptr<const DexFile>> dex_files;
+  ArtDexFileLoader loader(dex_path);
+  if (!loader.Open(/*verify=*/true, /*verify_checksum=*/true, &error_msg, &dex_files)) {
+    fprintf(stderr, "%s: not a dex file ART can open: %s\n", dex_path, error_msg.c_str());
+    return 2;
+  }
+  if (wanted == "--all") return CompileAll(dex_files, out_path);
+  for (const std::unique_ptr<const DexFile>& dex_file : dex_files) {
+    for (ClassAccessor klass : dex_file->GetClasses()) {
+      for (const ClassAccessor::Method& method : klass.GetMethods()) {
+        if (Descriptor(*dex_file, method.GetIndex()) != wanted) continue;
+        return CompileMethodTo(*dex_file, klass, method, isas, no_trace, out_path);
+      }
+    }
+  }
+  fprintf(stderr, "%s: no method %s (descriptor form: 'LFoo;->bar(II)I')\n", dex_path,
+          wanted.c_str());
+  return 2;
+}

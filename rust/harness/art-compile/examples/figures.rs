@@ -1,0 +1,69 @@
+//! Prints docs/performance.md's compiler-harness table: per corpus method and ISA, the code
+//! size with and without the trace nodes (bytes, %), and the instructions one call executes
+//! in unicorn (arm64, thumb2) with and without, for the arguments given per method below.
+//!
+//!   cargo run -p hubble-art-compile --example figures -- DEX
+//!
+//! DEX: tests/compiler-corpus assembled by smali (scripts/art-compile-run's README section).
+use std::path::PathBuf;
+
+use hubble_art_compile::{parse_args, Harness, Runner};
+
+const METHODS: &[(&str, &str)] = &[
+    ("LArith;->sumLoop(II)I", "10,3"),
+    ("LArith;->classify(I)I", "1234"),
+    ("LArith;->retJ(JJ)J", "123456789,-77"),
+    ("LArith;->retD(DD)D", "1.5,2.5"),
+    ("LArith;->retV(I)V", "1"),
+    ("LArith;->packed(I)I", "2"),
+    ("LArith;->sparse(I)I", "7"),
+    ("LArith;->steps(I)I", "27"),
+    ("LPressure;->live30(II)I", "3,4"),
+];
+
+fn main() -> anyhow::Result<()> {
+    let dex = PathBuf::from(
+        std::env::args()
+            .nth(1)
+            .ok_or_else(|| anyhow::anyhow!("usage: figures DEX"))?,
+    );
+    let h = Harness::locate()?;
+    let tmp = std::env::temp_dir();
+    println!("| method | ISA | code bytes traced / untraced | + | instructions per call traced / untraced | + |");
+    println!("|---|---|---|---|---|---|");
+    for (m, a) in METHODS {
+        let t = h.compile(&dex, m, "arm64,thumb2,x86_64", true, &tmp.join("fig-t.txt"))?;
+        let u = h.compile(
+            &dex,
+            m,
+            "arm64,thumb2,x86_64",
+            false,
+            &tmp.join("fig-u.txt"),
+        )?;
+        let args = parse_args(&t.shorty, a).map_err(|e| anyhow::anyhow!(e))?;
+        let mut rt = Runner::new(&t).map_err(|e| anyhow::anyhow!(e))?;
+        let mut ru = Runner::new(&u).map_err(|e| anyhow::anyhow!(e))?;
+        for i in 0..t.isas.len() {
+            let (ct, cu) = (&t.isas[i], &u.isas[i]);
+            let (bt, bu) = (ct.code.len(), cu.code.len());
+            let pct = 100.0 * (bt as f64 - bu as f64) / bu as f64;
+            let (et, eu) = (
+                rt.run(&t, i, &args)
+                    .map_err(|e| anyhow::anyhow!(e))?
+                    .executed,
+                ru.run(&u, i, &args)
+                    .map_err(|e| anyhow::anyhow!(e))?
+                    .executed,
+            );
+            let ins = match (et, eu) {
+                (Some(et), Some(eu)) => format!("{et} / {eu} | +{}", et as i64 - eu as i64),
+                _ => "native (untraced control) | –".to_string(),
+            };
+            println!(
+                "| `{m}`({a}) | {} | {bt} / {bu} | {pct:+.0}% | {ins} |",
+                ct.isa
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,58 @@
+//! Capstone listings of compiled code, with the trace points and slow paths marked.
+use capstone::prelude::*;
+
+use crate::output::IsaCode;
+
+fn capstone_for(isa: &str) -> Result<Capstone, String> {
+    let cs = match isa {
+        "arm64" => Capstone::new()
+            .arm64()
+            .mode(arch::arm64::ArchMode::Arm)
+            .build(),
+        "thumb2" => Capstone::new()
+            .arm()
+            .mode(arch::arm::ArchMode::Thumb)
+            .extra_mode([arch::arm::ArchExtraMode::V8].iter().copied())
+            .build(),
+        "x86_64" => Capstone::new()
+            .x86()
+            .mode(arch::x86::ArchMode::Mode64)
+            .build(),
+        _ => return Err(format!("no disassembler for {isa}")),
+    };
+    cs.map_err(|e| e.to_string())
+}
+
+/// One line per instruction: offset, bytes, text, and a marker for trace point code.
+pub fn listing(code: &IsaCode) -> Result<String, String> {
+    let cs = capstone_for(&code.isa)?;
+    let insns = cs.disasm_all(&code.code, 0).map_err(|e| e.to_string())?;
+    let mut out = String::new();
+    let mut covered = 0usize;
+    for i in insns.iter() {
+        let at = i.address() as usize;
+        let mut mark = String::new();
+        for (n, tp) in code.trace_points.iter().enumerate() {
+            let kind = if tp.entry { "TraceEntry" } else { "TraceExit" };
+            if at >= tp.inline.0 && at < tp.inline.1 {
+                mark = format!("  ◀ {kind} #{n}");
+            } else if at >= tp.out_of_line.0 && at < tp.out_of_line.1 {
+                mark = format!("  ◀ {kind} #{n} (out of line)");
+            }
+        }
+        let bytes: String = i.bytes().iter().map(|b| format!("{b:02x}")).collect();
+        out.push_str(&format!(
+            "{at:6x}: {bytes:<10} {} {}{mark}\n",
+            i.mnemonic().unwrap_or(""),
+            i.op_str().unwrap_or("")
+        ));
+        covered = at + i.bytes().len();
+    }
+    if covered < code.code.len() {
+        out.push_str(&format!(
+            "{covered:6x}: ({} bytes of data: literals or padding)\n",
+            code.code.len() - covered
+        ));
+    }
+    Ok(out)
+}

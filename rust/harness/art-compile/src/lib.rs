@@ -1,0 +1,360 @@
+//! The compiler harness of issue 15: ART's patched optimizing compiler compiles methods of real
+//! .dex files (`hubble-compile-method`, cpp/compile_method.cc, built by `scripts/art-build
+//! --compiler` in the trixie build root), and this crate executes what it emits: arm64 and
+//! thumb2 in unicorn against a `Thread` image and a ring, x86_64 natively. See
+//! docs/compiler-harness.md.
+#![deny(unsafe_op_in_unsafe_fn)]
+
+pub mod abi;
+pub mod disasm;
+pub mod emu;
+pub mod native;
+pub mod output;
+pub mod runtime;
+pub mod thread;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use hubble_format::Record;
+
+pub use abi::{parse_args, Arg};
+pub use output::{Compiled, IsaCode};
+
+/// The `ArtMethod*` the harness passes: above 4 GiB on arm64 (two-slot entries, as AOT code of a
+/// 64-bit process must handle), a 32-bit value on thumb2.
+pub fn method_value(isa: &str) -> u64 {
+    match isa {
+        "arm64" => 0x6_0000_0120,
+        "thumb2" => 0x3_0120,
+        _ => 0x6_0000_0120,
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum HarnessError {
+    #[error("{0}")]
+    NotBuilt(String),
+    #[error("hubble-compile-method failed ({status}): {stderr}")]
+    Compile { status: String, stderr: String },
+    #[error(transparent)]
+    Output(#[from] output::OutputError),
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Where `scripts/art-build --compiler` left the harness program, and how to run it on this
+/// host: through the build root's dynamic loader and libraries (no chroot needed).
+#[derive(Clone, Debug)]
+pub struct Harness {
+    pub program: PathBuf,
+    pub buildroot: PathBuf,
+    pub libdir: PathBuf,
+}
+
+impl Harness {
+    /// From $HUBBLE_CACHE (default ~/.cache/hubble-aosp) and $HUBBLE_ART_BUILDROOT.
+    pub fn locate() -> Result<Harness, HarnessError> {
+        let cache = std::env::var_os("HUBBLE_CACHE")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/hubble-aosp")))
+            .ok_or_else(|| HarnessError::NotBuilt("HUBBLE_CACHE and HOME are unset".into()))?;
+        let buildroot = std::env::var_os("HUBBLE_ART_BUILDROOT")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| cache.join("buildroot/trixie"));
+        let libdir = cache.join("art/full/debian/out");
+        let program = libdir.join("hubble-compile-method");
+        if !program.is_file() {
+            return Err(HarnessError::NotBuilt(format!(
+                "{} does not exist: run scripts/art-build --full and --compiler",
+                program.display()
+            )));
+        }
+        if !buildroot.join("lib64/ld-linux-x86-64.so.2").exists() {
+            return Err(HarnessError::NotBuilt(format!(
+                "no build root at {} (scripts/art-build --root)",
+                buildroot.display()
+            )));
+        }
+        Ok(Harness {
+            program,
+            buildroot,
+            libdir,
+        })
+    }
+
+    /// The same harness built with a mutant arm64 emitter (`clobber` or `noexit`, see
+    /// cpp/mutate.sh), for the tests that show the checks fail on a broken trace point.
+    pub fn mutant(&self, kind: &str) -> Result<Harness, HarnessError> {
+        let program = self
+            .libdir
+            .join(format!("hubble-compile-method-mutant-{kind}"));
+        if !program.is_file() {
+            return Err(HarnessError::NotBuilt(format!(
+                "{} does not exist: run scripts/art-build --compiler",
+                program.display()
+            )));
+        }
+        Ok(Harness {
+            program,
+            ..self.clone()
+        })
+    }
+
+    /// Compiles every method of `dex` it can into `out_dir` (`--all`): per method, the
+    /// traced and untraced outputs, or the reason it was skipped.
+    pub fn compile_all(&self, dex: &Path, out_dir: &Path) -> Result<Vec<AllEntry>, HarnessError> {
+        std::fs::create_dir_all(out_dir)?;
+        let res = self.command().arg(dex).arg("--all").arg(out_dir).output()?;
+        if !res.status.success() {
+            return Err(HarnessError::Compile {
+                status: res.status.to_string(),
+                stderr: String::from_utf8_lossy(&res.stderr).trim().to_string(),
+            });
+        }
+        let index = std::fs::read_to_string(out_dir.join("index.txt"))?;
+        let mut entries = Vec::new();
+        for line in index.lines() {
+            if let Some(rest) = line.strip_prefix("compiled ") {
+                let (n, desc) = rest.split_once(' ').unwrap_or((rest, ""));
+                entries.push(AllEntry::Compiled {
+                    method: desc.to_string(),
+                    traced: output::read(&out_dir.join(format!("{n}.txt")))?,
+                    untraced: output::read(&out_dir.join(format!("{n}-u.txt")))?,
+                });
+            } else if let Some(rest) = line.strip_prefix("skipped ") {
+                let (reason, desc) = rest.rsplit_once(": ").unwrap_or((rest, ""));
+                entries.push(AllEntry::Skipped {
+                    method: desc.to_string(),
+                    reason: reason.to_string(),
+                });
+            }
+        }
+        Ok(entries)
+    }
+
+    fn command(&self) -> Command {
+        let root = &self.buildroot;
+        let lib = root.join("usr/lib/x86_64-linux-gnu");
+        // libbacktrace (which libart needs) finds 7-zip's 7z.so through its RUNPATH, which
+        // names the build root's /usr/lib/7zip as seen from inside it.
+        let library_path = format!(
+            "{}:{}:{}:{}:{}",
+            self.libdir.display(),
+            lib.display(),
+            lib.join("android").display(),
+            root.join("lib/x86_64-linux-gnu").display(),
+            root.join("usr/lib/7zip").display()
+        );
+        let mut cmd = Command::new(root.join("lib64/ld-linux-x86-64.so.2"));
+        cmd.arg("--library-path")
+            .arg(library_path)
+            .arg(&self.program);
+        cmd
+    }
+
+    /// Compiles `method` of `dex` for `isas` (comma-separated); `traced = false` removes the
+    /// trace nodes right after graph building (the untraced control).
+    pub fn compile(
+        &self,
+        dex: &Path,
+        method: &str,
+        isas: &str,
+        traced: bool,
+        out: &Path,
+    ) -> Result<Compiled, HarnessError> {
+        let mut cmd = self.command();
+        cmd.arg(dex).arg(method).arg(out).arg("--isa").arg(isas);
+        if !traced {
+            cmd.arg("--no-trace");
+        }
+        let res = cmd.output()?;
+        if !res.status.success() {
+            return Err(HarnessError::Compile {
+                status: res.status.to_string(),
+                stderr: String::from_utf8_lossy(&res.stderr).trim().to_string(),
+            });
+        }
+        Ok(output::read(out)?)
+    }
+}
+
+/// One method of `Harness::compile_all`.
+#[derive(Clone, Debug)]
+pub enum AllEntry {
+    Compiled {
+        method: String,
+        traced: Compiled,
+        untraced: Compiled,
+    },
+    Skipped {
+        method: String,
+        reason: String,
+    },
+}
+
+/// The outcome of one call on one ISA.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub isa: String,
+    /// The return value's bits, narrowed to the return type.
+    pub result: u64,
+    /// Instructions executed (emulated ISAs only).
+    pub executed: Option<u64>,
+    pub records: Vec<Record>,
+    pub trace_points_run: usize,
+    pub violations: Vec<String>,
+    /// The Java exception the code threw through a throw entrypoint, if any.
+    pub exception: Option<String>,
+    /// Quick entrypoints called (emulated ISAs).
+    pub entrypoints_called: Vec<String>,
+}
+
+/// Runs one ISA's code with `args`.
+pub fn execute(c: &Compiled, code: &IsaCode, args: &[Arg]) -> Result<Outcome, String> {
+    execute_with(c, code, args, None)
+}
+
+/// Runs a compiled method's code many times, each emulated ISA loaded once.
+pub struct Runner {
+    machines: Vec<Option<emu::Machine>>,
+}
+
+impl Runner {
+    pub fn new(c: &Compiled) -> Result<Runner, String> {
+        let mut machines = Vec::new();
+        for code in &c.isas {
+            machines.push(match code.isa.as_str() {
+                "arm64" | "thumb2" => Some(
+                    emu::Machine::new(code, &c.shorty, c.is_static).map_err(|e| e.to_string())?,
+                ),
+                _ => None,
+            });
+        }
+        Ok(Runner { machines })
+    }
+
+    /// Runs `c.isas[i]` with `args`.
+    pub fn run(&mut self, c: &Compiled, i: usize, args: &[Arg]) -> Result<Outcome, String> {
+        execute_with(c, &c.isas[i], args, self.machines[i].as_mut())
+    }
+}
+
+fn execute_with(
+    c: &Compiled,
+    code: &IsaCode,
+    args: &[Arg],
+    machine: Option<&mut emu::Machine>,
+) -> Result<Outcome, String> {
+    let method = method_value(&code.isa);
+    match code.isa.as_str() {
+        "arm64" | "thumb2" => {
+            let r = match machine {
+                Some(m) => m.call(args, method),
+                None => emu::run(code, &c.shorty, c.is_static, args, method),
+            }
+            .map_err(|e| e.to_string())?;
+            Ok(Outcome {
+                isa: code.isa.clone(),
+                result: r.result,
+                executed: Some(r.executed),
+                records: r.records,
+                trace_points_run: r.trace_points_run,
+                violations: r.violations,
+                exception: r.exception,
+                entrypoints_called: r.entrypoints_called,
+            })
+        }
+        "x86_64" => {
+            if !c.is_static {
+                return Err("instance methods need an object; not supported yet".into());
+            }
+            let (rax, xmm0) = native::run(&code.code, args, method).map_err(|e| e.to_string())?;
+            let result = match c.shorty.as_bytes()[0] {
+                b'J' => rax,
+                b'D' => xmm0,
+                b'F' => xmm0 & 0xffff_ffff,
+                b'V' => 0,
+                _ => rax & 0xffff_ffff,
+            };
+            Ok(Outcome {
+                isa: code.isa.clone(),
+                result,
+                executed: None,
+                records: Vec::new(),
+                trace_points_run: 0,
+                violations: Vec::new(),
+                exception: None,
+                entrypoints_called: Vec::new(),
+            })
+        }
+        other => Err(format!("no executor for {other}")),
+    }
+}
+
+/// What the harness itself saw: one call of `method` that returned (an entry, then an exit),
+/// or that threw (an entry only: the exit of a frame an exception leaves is written by the
+/// runtime's unwinder, patch 0021, which this harness does not run yet).
+pub fn expected_records(method: u64, threw: bool) -> Vec<(bool, u64)> {
+    if threw {
+        vec![(true, method)]
+    } else {
+        vec![(true, method), (false, 0)]
+    }
+}
+
+/// The decoded ring as (is_entry, method) pairs (timestamps are checked for order only).
+pub fn ring_events(records: &[Record]) -> Vec<(bool, u64)> {
+    records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Entry { method, .. } => Some((true, *method)),
+            Record::Exit { .. } => Some((false, 0)),
+            Record::Start { .. } => None,
+        })
+        .collect()
+}
+
+/// Checks one traced emulated run: the ring equals the call the harness made, slot for slot;
+/// no trace point changed what it must not. Returns the problems found.
+pub fn check_traced(o: &Outcome) -> Vec<String> {
+    let mut problems = o.violations.clone();
+    let want = expected_records(method_value(&o.isa), o.exception.is_some());
+    let got = ring_events(&o.records);
+    if got != want {
+        problems.push(format!(
+            "{}: ring {:x?} but the harness saw one call (entry, then exit unless it threw): {:x?}",
+            o.isa, got, want
+        ));
+    }
+    problems
+}
+
+/// Formats a return value's bits as the shorty's type.
+pub fn format_value(ty: u8, bits: u64) -> String {
+    match ty {
+        b'Z' => (bits & 1 == 1).to_string(),
+        b'B' => (bits as i8).to_string(),
+        b'S' => (bits as i16).to_string(),
+        b'C' => (bits as u16).to_string(),
+        b'I' => (bits as i32).to_string(),
+        b'J' => (bits as i64).to_string(),
+        b'F' => f32::from_bits(bits as u32).to_string(),
+        b'D' => f64::from_bits(bits).to_string(),
+        b'V' => "void".into(),
+        _ => format!("{bits:#x}"),
+    }
+}
+
+/// Normalizes a raw return to the type's canonical bits (sub-word ints sign/zero-extended).
+pub fn canonical(ty: u8, bits: u64) -> u64 {
+    match ty {
+        b'Z' => bits & 1,
+        b'B' => bits as i8 as i64 as u64,
+        b'S' => bits as i16 as i64 as u64,
+        b'C' => bits & 0xffff,
+        b'I' => bits as i32 as i64 as u64,
+        b'F' => bits & 0xffff_ffff,
+        _ => bits,
+    }
+}

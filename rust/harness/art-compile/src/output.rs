@@ -1,0 +1,256 @@
+//! The file `hubble-compile-method` writes (cpp/compile_method.cc): one section per ISA with
+//! the code and CodeInfo bytes, the frame, and the code intervals of every trace point.
+
+use std::path::Path;
+
+/// A trace point as the code generator emitted it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TracePoint {
+    /// `true` for HTraceEntry, `false` for HTraceExit.
+    pub entry: bool,
+    /// The HInstruction id.
+    pub id: u32,
+    /// Code offsets of the inline part, `[start, end)`.
+    pub inline: (usize, usize),
+    /// Code offsets of the out-of-line part (its slow path), `[start, end)`; empty if none.
+    pub out_of_line: (usize, usize),
+    /// Register numbers the register allocator gave the node as temps.
+    pub temps: Vec<u8>,
+}
+
+/// One ISA's compiled code.
+#[derive(Clone, Debug)]
+pub struct IsaCode {
+    pub isa: String,
+    pub frame_size: u32,
+    pub core_spill_mask: u32,
+    pub fp_spill_mask: u32,
+    pub trace_nodes_removed: u32,
+    pub frame_entry: (usize, usize),
+    pub trace_points: Vec<TracePoint>,
+    /// Slow paths: description and `[start, end)`.
+    pub slow_paths: Vec<(String, usize, usize)>,
+    pub code: Vec<u8>,
+    pub stack_map: Vec<u8>,
+    /// Quick entrypoints: name (ART's, without the `p`) and offset from the thread register.
+    pub entrypoints: Vec<(String, u32)>,
+}
+
+/// A method compiled for one or more ISAs.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    pub method: String,
+    /// ART's shorty: return type first, then the parameters (no `this`).
+    pub shorty: String,
+    pub is_static: bool,
+    /// Whether the trace nodes were kept (`--no-trace` removes them).
+    pub traced: bool,
+    pub dex_code_units: u32,
+    pub isas: Vec<IsaCode>,
+}
+
+impl Compiled {
+    pub fn isa(&self, name: &str) -> Option<&IsaCode> {
+        self.isas.iter().find(|c| c.isa == name)
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}: {what}")]
+    Bad {
+        path: String,
+        line: usize,
+        what: String,
+    },
+}
+
+fn hex(s: &str) -> Option<Vec<u8>> {
+    if s.len() % 2 != 0 {
+        return None;
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// Parses the harness's output file.
+pub fn read(path: &Path) -> Result<Compiled, OutputError> {
+    let text = std::fs::read_to_string(path).map_err(|source| OutputError::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    parse(&text).map_err(|(line, what)| OutputError::Bad {
+        path: path.display().to_string(),
+        line,
+        what,
+    })
+}
+
+/// Parses the text; errors carry the 1-based line number.
+pub fn parse(text: &str) -> Result<Compiled, (usize, String)> {
+    let mut c = Compiled {
+        method: String::new(),
+        shorty: String::new(),
+        is_static: false,
+        traced: true,
+        dex_code_units: 0,
+        isas: Vec::new(),
+    };
+    let mut cur: Option<IsaCode> = None;
+    let mut saw_header = false;
+    for (i, line) in text.lines().enumerate() {
+        let n = i + 1;
+        let (key, rest) = line.split_once(' ').unwrap_or((line, ""));
+        let num = |s: &str| -> Result<u64, (usize, String)> {
+            s.parse::<u64>()
+                .map_err(|_| (n, format!("'{s}' is not a number")))
+        };
+        let need = |cur: &mut Option<IsaCode>| -> Result<(), (usize, String)> {
+            if cur.is_none() {
+                return Err((n, format!("'{key}' outside an isa section")));
+            }
+            Ok(())
+        };
+        match key {
+            "hubble-compile" => {
+                if rest != "1" {
+                    return Err((n, format!("unknown format version {rest}")));
+                }
+                saw_header = true;
+            }
+            "method" => c.method = rest.to_string(),
+            "shorty" => c.shorty = rest.to_string(),
+            "static" => c.is_static = rest == "1",
+            "traced" => c.traced = rest == "1",
+            "dex_code_units" => c.dex_code_units = num(rest)? as u32,
+            "isa" => {
+                if cur.is_some() {
+                    return Err((n, "isa section not closed by 'end'".into()));
+                }
+                cur = Some(IsaCode {
+                    isa: rest.to_string(),
+                    frame_size: 0,
+                    core_spill_mask: 0,
+                    fp_spill_mask: 0,
+                    trace_nodes_removed: 0,
+                    frame_entry: (0, 0),
+                    trace_points: Vec::new(),
+                    slow_paths: Vec::new(),
+                    code: Vec::new(),
+                    stack_map: Vec::new(),
+                    entrypoints: Vec::new(),
+                });
+            }
+            "end" => {
+                need(&mut cur)?;
+                let done = cur.take().unwrap();
+                if done.code.is_empty() {
+                    return Err((n, format!("isa {} has no code", done.isa)));
+                }
+                c.isas.push(done);
+            }
+            _ => {
+                need(&mut cur)?;
+                let s = cur.as_mut().unwrap();
+                let f: Vec<&str> = rest.split(' ').collect();
+                match key {
+                    "frame_size" => s.frame_size = num(rest)? as u32,
+                    "core_spill_mask" => s.core_spill_mask = num(rest)? as u32,
+                    "fp_spill_mask" => s.fp_spill_mask = num(rest)? as u32,
+                    "trace_nodes_removed" => s.trace_nodes_removed = num(rest)? as u32,
+                    "frame_entry" if f.len() == 2 => {
+                        s.frame_entry = (num(f[0])? as usize, num(f[1])? as usize)
+                    }
+                    "trace" if f.len() == 7 => {
+                        let entry = match f[0] {
+                            "entry" => true,
+                            "exit" => false,
+                            k => return Err((n, format!("unknown trace kind {k}"))),
+                        };
+                        let temps = if f[6] == "-" {
+                            Vec::new()
+                        } else {
+                            f[6].split(',')
+                                .map(|t| num(t).map(|v| v as u8))
+                                .collect::<Result<_, _>>()?
+                        };
+                        s.trace_points.push(TracePoint {
+                            entry,
+                            id: num(f[1])? as u32,
+                            inline: (num(f[2])? as usize, num(f[3])? as usize),
+                            out_of_line: (num(f[4])? as usize, num(f[5])? as usize),
+                            temps,
+                        });
+                    }
+                    "slow_path" if f.len() == 3 => s.slow_paths.push((
+                        f[0].to_string(),
+                        num(f[1])? as usize,
+                        num(f[2])? as usize,
+                    )),
+                    "entrypoint" if f.len() == 2 => {
+                        s.entrypoints.push((f[0].to_string(), num(f[1])? as u32))
+                    }
+                    "code" => s.code = hex(rest).ok_or((n, "bad hex in code".to_string()))?,
+                    "stack_map" => {
+                        s.stack_map = hex(rest).ok_or((n, "bad hex in stack_map".to_string()))?
+                    }
+                    _ => return Err((n, format!("unexpected line '{key} {rest}'"))),
+                }
+            }
+        }
+    }
+    if !saw_header {
+        return Err((
+            1,
+            "not a hubble-compile file (no 'hubble-compile 1' line)".into(),
+        ));
+    }
+    if cur.is_some() {
+        return Err((
+            text.lines().count(),
+            "truncated: last isa section has no 'end'".into(),
+        ));
+    }
+    if c.shorty.is_empty() || c.isas.is_empty() {
+        return Err((text.lines().count(), "no shorty or no isa section".into()));
+    }
+    Ok(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = "hubble-compile 1\nmethod LA;->f(II)I\nshorty III\nstatic 1\ntraced 1\n\
+dex_code_units 9\nisa arm64\nframe_size 16\ncore_spill_mask 0\nfp_spill_mask 0\n\
+trace_nodes_removed 0\nframe_entry 0 8\ntrace entry 3 8 20 40 60 -\ntrace exit 9 24 32 60 70 1,2,3\n\
+slow_path HubbleTraceSlowPathARM64 40 60\ncode 00ff\nstack_map 01\nend\n";
+
+    #[test]
+    fn parses_a_section() {
+        let c = parse(GOOD).unwrap();
+        assert_eq!(c.shorty, "III");
+        let a = c.isa("arm64").unwrap();
+        assert_eq!(a.code, vec![0, 255]);
+        assert_eq!(a.trace_points.len(), 2);
+        assert!(a.trace_points[0].entry);
+        assert_eq!(a.trace_points[1].temps, vec![1, 2, 3]);
+        assert_eq!(a.trace_points[1].out_of_line, (60, 70));
+    }
+
+    #[test]
+    fn truncation_and_garbage_are_errors() {
+        let cut = &GOOD[..GOOD.len() - 4];
+        assert!(parse(cut).unwrap_err().1.contains("no 'end'"));
+        assert!(parse("hello\n").is_err());
+        let bad = GOOD.replace("code 00ff", "code 0g");
+        assert!(parse(&bad).unwrap_err().1.contains("hex"));
+    }
+}

@@ -1,0 +1,107 @@
+//! `art-compile-run` (scripts/art-compile-run) on a dex the corpus does not contain, and on bad
+//! input: each gets a clear message naming what is wrong and exit status 2, never a crash.
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::harness_or_skip;
+
+const SMALI: &str = r#".class public LUser;
+.super Ljava/lang/Object;
+# 3 * a - b, written for this test only
+.method public static f(II)I
+    .registers 3
+    mul-int/lit8 v0, p0, 3
+    sub-int/2addr v0, p1
+    return v0
+.end method
+"#;
+
+fn run(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_art-compile-run"))
+        .args(args)
+        .output()
+        .expect("art-compile-run");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code().unwrap_or(-1), text)
+}
+
+fn user_dex(dir: &Path) -> String {
+    let src = dir.join("User.smali");
+    std::fs::write(&src, SMALI).unwrap();
+    let dex = dir.join("user.dex");
+    let st = Command::new("smali")
+        .arg("a")
+        .arg("-o")
+        .arg(&dex)
+        .arg(&src)
+        .status()
+        .expect("smali");
+    assert!(st.success());
+    dex.display().to_string()
+}
+
+#[test]
+#[ignore = "needs scripts/art-build --compiler: run by tests/stages/32-art-compiler.sh"]
+fn users_dex_runs_and_bad_input_is_refused_clearly() {
+    let Some(_) = harness_or_skip() else { return };
+    let dir = std::env::temp_dir().join(format!("hubble-cli-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let dex = user_dex(&dir);
+
+    // 3 * 7 - 4 = 17 on every ISA, with the trace points marked and the ring decoded.
+    let (code, text) = run(&["--dex", &dex, "--method", "LUser;->f(II)I", "--args", "7,4"]);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(text.matches("result: 17").count(), 3, "{text}");
+    assert!(
+        text.contains("◀ TraceEntry") && text.contains("◀ TraceExit"),
+        "{text}"
+    );
+    assert_eq!(text.matches("trace (2 records)").count(), 2, "{text}");
+
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--method", "LUser;->g(II)I", "--args", "1,2"],
+            "no method LUser;->g(II)I",
+        ),
+        (
+            &["--method", "LUser;->f(II)I", "--args", "1"],
+            "takes 2 argument(s)",
+        ),
+        (
+            &["--method", "LUser;->f(II)I", "--args", "1,x"],
+            "'x' is not a valid I argument",
+        ),
+        (
+            &["--method", "LUser;->f(II)I", "--isa", "mips"],
+            "unknown ISA 'mips'",
+        ),
+    ];
+    for (args, want) in cases {
+        let mut all = vec!["--dex", dex.as_str()];
+        all.extend_from_slice(args);
+        let (code, text) = run(&all);
+        assert_eq!(code, 2, "{args:?}: {text}");
+        assert!(text.contains(want), "{args:?}: wanted '{want}' in: {text}");
+    }
+
+    // A truncated dex and a missing file.
+    let bytes = std::fs::read(&dex).unwrap();
+    let bad = dir.join("bad.dex");
+    std::fs::write(&bad, &bytes[..bytes.len() / 2]).unwrap();
+    let bad = bad.display().to_string();
+    let (code, text) = run(&["--dex", &bad, "--method", "LUser;->f(II)I", "--args", "1,2"]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("not a dex file ART can open"), "{text}");
+    let missing = dir.join("missing.dex").display().to_string();
+    let (code, text) = run(&["--dex", &missing, "--method", "LUser;->f(II)I"]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("no such file"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,65 @@
+//! Shared by the compiler harness's integration tests.
+#![allow(dead_code)]
+pub mod oracle;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use hubble_art_compile::Harness;
+
+/// The repository's tests/compiler-corpus.
+pub fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/compiler-corpus")
+}
+
+/// The harness program, or None (with a message) when it is not built; under CI=true a
+/// missing harness is a failure, never a skip.
+pub fn harness_or_skip() -> Option<Harness> {
+    match Harness::locate() {
+        Ok(h) => Some(h),
+        Err(e) if std::env::var("CI").as_deref() == Ok("true") => {
+            panic!("CI=true and the compiler harness is not available: {e}")
+        }
+        Err(e) => {
+            eprintln!("SKIPPED (not under CI): {e}");
+            None
+        }
+    }
+}
+
+/// Assembles tests/compiler-corpus/smali/*.smali with Debian's smali into DIR/corpus.dex.
+pub fn corpus_dex(dir: &Path) -> PathBuf {
+    let out = dir.join("corpus.dex");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(corpus_dir().join("smali"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "smali"))
+        .collect();
+    files.sort();
+    let st = Command::new("smali")
+        .arg("a")
+        .arg("-o")
+        .arg(&out)
+        .args(&files)
+        .status()
+        .expect("smali (Debian package libsmali-java: scripts/deps/compiler-harness.apt)");
+    assert!(st.success(), "smali failed on {files:?}");
+    out
+}
+
+/// A small deterministic PRNG (xorshift64*), so failures reproduce.
+pub struct Rng(u64);
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed | 1)
+    }
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}

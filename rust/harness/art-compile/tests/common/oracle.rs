@@ -1,0 +1,101 @@
+//! The Java twins on OpenJDK (tests/compiler-corpus/java/Oracle.java).
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use hubble_art_compile::Arg;
+
+fn classes(dir: &Path) -> std::path::PathBuf {
+    let out = dir.join("classes");
+    if !out.join("Oracle.class").exists() {
+        let java = super::corpus_dir().join("java");
+        let mut srcs: Vec<_> = std::fs::read_dir(&java)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "java"))
+            .collect();
+        srcs.sort();
+        let st = Command::new("javac")
+            .arg("-d")
+            .arg(&out)
+            .args(&srcs)
+            .status()
+            .expect("javac (default-jdk-headless)");
+        assert!(st.success(), "javac failed");
+    }
+    out
+}
+
+/// (descriptor, shorty) of every public static method of the twins.
+pub fn list(dir: &Path, class_names: &[&str]) -> Vec<(String, String)> {
+    let out = Command::new("java")
+        .arg("-cp")
+        .arg(classes(dir))
+        .arg("Oracle")
+        .arg("list")
+        .args(class_names)
+        .output()
+        .expect("java");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let (d, s) = l.split_once(' ').unwrap();
+            (d.to_string(), s.to_string())
+        })
+        .collect()
+}
+
+/// "LArith;->sumLoop(II)I" → ("Arith", "sumLoop").
+pub fn split(desc: &str) -> (String, String) {
+    let (class, rest) = desc.split_once(";->").unwrap();
+    let name = rest.split('(').next().unwrap();
+    (
+        class.trim_start_matches('L').replace('/', "."),
+        name.to_string(),
+    )
+}
+
+/// The twin's results for each input, one JVM for all of them.
+pub fn run(dir: &Path, class: &str, method: &str, inputs: &[Vec<Arg>]) -> Vec<String> {
+    let mut child = Command::new("java")
+        .arg("-cp")
+        .arg(classes(dir))
+        .arg("Oracle")
+        .arg("run")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("java");
+    let mut text = String::new();
+    for args in inputs {
+        text.push_str(&format!("{class} {method}"));
+        for a in args {
+            text.push_str(&format!(" {:x}", a.bits));
+        }
+        text.push('\n');
+    }
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(text.as_bytes()));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(out.status.success(), "oracle failed");
+    let lines: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    assert_eq!(
+        lines.len(),
+        inputs.len(),
+        "oracle answered {} of {} inputs",
+        lines.len(),
+        inputs.len()
+    );
+    lines
+}

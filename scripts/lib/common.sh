@@ -60,14 +60,15 @@ hubble_report_times() {
   for line in "${HUBBLE_TIMES[@]}"; do printf '%s\n' "$line" >&2; done
 }
 
-# hubble-fleet, the query engine behind `hubble fleet` (Apache DataFusion), built in release
-# into its own target directory under the cache: a clean clone's rust/target would otherwise
-# recompile DataFusion on every CI run; cargo's fingerprints keep it current with the sources.
+# hubble-fleet, the query engine behind `hubble fleet` (Apache DataFusion), built into its own
+# target directory under the cache: a clean clone's rust/target would otherwise recompile
+# DataFusion on every CI run; cargo's fingerprints keep it current with the sources. PROFILE is
+# release (benchmarks) or engine-ci (CI: a fraction of the build, fast enough for a small fleet).
 # The binary is copied next to rust/target/release/hubble, where `hubble fleet` looks for it.
 hubble_build_fleet_engine() {
-  local target="$HUBBLE_CACHE/cargo-fleet-engine"
-  (cd "$HUBBLE_ROOT/rust" && CARGO_TARGET_DIR="$target" nice -n 10 cargo build --locked --release \
-    -p hubble-fleet --features engine --bin hubble-fleet)
+  local profile="${1:-engine-ci}" target="$HUBBLE_CACHE/cargo-fleet-engine"
+  (cd "$HUBBLE_ROOT/rust" && CARGO_TARGET_DIR="$target" nice -n 10 cargo build --locked \
+    --profile "$profile" -p hubble-fleet --features engine --bin hubble-fleet)
   mkdir -p "$HUBBLE_ROOT/rust/target/release"
-  cp "$target/release/hubble-fleet" "$HUBBLE_ROOT/rust/target/release/hubble-fleet"
+  cp "$target/$profile/hubble-fleet" "$HUBBLE_ROOT/rust/target/release/hubble-fleet"
 }

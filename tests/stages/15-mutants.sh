@@ -15,7 +15,9 @@ tools="$HUBBLE_CACHE/tools/cargo-mutants-$version"
 if ! "$tools/bin/cargo-mutants" mutants --version 2>/dev/null | grep -qx "cargo-mutants $version"; then
   hubble_log "installing cargo-mutants $version into $tools"
   t0=$(date +%s)
-  nice -n 10 cargo install --locked --quiet "cargo-mutants@$version" --root "$tools" \
+  # --debug: cargo-mutants spends its time in the tests it runs, not in itself, and an
+  # unoptimized build compiles in a fraction of the release build's time on a cold CI machine.
+  nice -n 10 cargo install --locked --quiet --debug "cargo-mutants@$version" --root "$tools" \
     || hubble_die "cargo install cargo-mutants@$version failed"
   hubble_log "cargo-mutants installed in $(( $(date +%s) - t0 ))s"
 fi

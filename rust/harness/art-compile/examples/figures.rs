@@ -7,19 +7,7 @@
 //! DEX: tests/compiler-corpus assembled by smali (scripts/art-compile-run's README section).
 use std::path::PathBuf;
 
-use hubble_art_compile::{parse_args, Harness, Runner};
-
-const METHODS: &[(&str, &str)] = &[
-    ("LArith;->sumLoop(II)I", "10,3"),
-    ("LArith;->classify(I)I", "1234"),
-    ("LArith;->retJ(JJ)J", "123456789,-77"),
-    ("LArith;->retD(DD)D", "1.5,2.5"),
-    ("LArith;->retV(I)V", "1"),
-    ("LArith;->packed(I)I", "2"),
-    ("LArith;->sparse(I)I", "7"),
-    ("LArith;->steps(I)I", "27"),
-    ("LPressure;->live30(II)I", "3,4"),
-];
+use hubble_art_compile::{parse_args, Harness, Runner, FIGURE_CALLS};
 
 fn main() -> anyhow::Result<()> {
     let dex = PathBuf::from(
@@ -31,7 +19,7 @@ fn main() -> anyhow::Result<()> {
     let tmp = std::env::temp_dir();
     println!("| method | ISA | code bytes traced / untraced | + | instructions per call traced / untraced | + |");
     println!("|---|---|---|---|---|---|");
-    for (m, a) in METHODS {
+    for (m, a) in FIGURE_CALLS {
         let t = h.compile(&dex, m, "arm64,thumb2,x86_64", true, &tmp.join("fig-t.txt"))?;
         let u = h.compile(
             &dex,
@@ -57,7 +45,7 @@ fn main() -> anyhow::Result<()> {
             );
             let ins = match (et, eu) {
                 (Some(et), Some(eu)) => format!("{et} / {eu} | +{}", et as i64 - eu as i64),
-                _ => "native (untraced control) | –".to_string(),
+                _ => "native: not counted (benches/x86_64_overhead.rs times it) | –".to_string(),
             };
             println!(
                 "| `{m}`({a}) | {} | {bt} / {bu} | {pct:+.0}% | {ins} |",

@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use hubble_format::{decode, Mode, Record, RingView};
+use hubble_format::{Mode, Record};
 use unicorn_engine::{Arch, ArmCpuModel, Prot, RegisterARM, RegisterARM64, Unicorn};
 
 use crate::abi::{self, Arg};
@@ -499,14 +499,7 @@ impl Machine {
             Isa::Arm64 => Mode::Bits64,
             Isa::Thumb2 => Mode::Bits32,
         };
-        let view = RingView::new(&ring, cursor - l.ring, None)
-            .map_err(|e| EmuError::Ring(format!("{e:?}")))?;
-        let window = decode(&view, mode).map_err(|e| EmuError::Ring(format!("{e:?}")))?;
-        let records = window
-            .records
-            .into_iter()
-            .filter(|r| !matches!(r, Record::Start { .. }))
-            .collect();
+        let records = crate::decode_ring(&ring, cursor - l.ring, mode).map_err(EmuError::Ring)?;
         let s = seen.borrow();
         let mut violations = s.violations.clone();
         for o in &s.open {

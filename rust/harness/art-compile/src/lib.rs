@@ -16,7 +16,7 @@ pub mod thread;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use hubble_format::Record;
+use hubble_format::{decode, Mode, Record, RingView};
 
 pub use abi::{parse_args, Arg};
 pub use output::{Compiled, IsaCode};
@@ -30,6 +30,22 @@ pub fn method_value(isa: &str) -> u64 {
         _ => 0x6_0000_0120,
     }
 }
+
+/// The corpus (a) calls whose figures docs/compiler-harness.md and docs/performance.md report
+/// (examples/figures.rs: code size and emulated instructions; benches/x86_64_overhead.rs:
+/// native time per call): one per shape (loop, branches, each return type, switches, a
+/// Collatz loop, 30 live values), with arguments that keep each call short, as most are.
+pub const FIGURE_CALLS: &[(&str, &str)] = &[
+    ("LArith;->sumLoop(II)I", "10,3"),
+    ("LArith;->classify(I)I", "1234"),
+    ("LArith;->retJ(JJ)J", "123456789,-77"),
+    ("LArith;->retD(DD)D", "1.5,2.5"),
+    ("LArith;->retV(I)V", "1"),
+    ("LArith;->packed(I)I", "2"),
+    ("LArith;->sparse(I)I", "7"),
+    ("LArith;->steps(I)I", "27"),
+    ("LPressure;->live30(II)I", "3,4"),
+];
 
 #[derive(Debug, thiserror::Error)]
 pub enum HarnessError {
@@ -202,6 +218,7 @@ pub struct Outcome {
     /// Instructions executed (emulated ISAs only).
     pub executed: Option<u64>,
     pub records: Vec<Record>,
+    /// Trace points whose inline part started (emulated ISAs; 0 when run natively).
     pub trace_points_run: usize,
     pub violations: Vec<String>,
     /// The Java exception the code threw through a throw entrypoint, if any.
@@ -269,19 +286,20 @@ fn execute_with(
             if !c.is_static {
                 return Err("instance methods need an object; not supported yet".into());
             }
-            let (rax, xmm0) = native::run(&code.code, args, method).map_err(|e| e.to_string())?;
+            let r = native::run(&code.code, args, method).map_err(|e| e.to_string())?;
             let result = match c.shorty.as_bytes()[0] {
-                b'J' => rax,
-                b'D' => xmm0,
-                b'F' => xmm0 & 0xffff_ffff,
+                b'J' => r.rax,
+                b'D' => r.xmm0,
+                b'F' => r.xmm0 & 0xffff_ffff,
                 b'V' => 0,
-                _ => rax & 0xffff_ffff,
+                _ => r.rax & 0xffff_ffff,
             };
             Ok(Outcome {
                 isa: code.isa.clone(),
                 result,
                 executed: None,
-                records: Vec::new(),
+                records: decode_ring(&r.ring, r.cursor, Mode::Bits64)
+                    .map_err(|e| format!("ring: {e}"))?,
                 trace_points_run: 0,
                 violations: Vec::new(),
                 exception: None,
@@ -290,6 +308,21 @@ fn execute_with(
         }
         other => Err(format!("no executor for {other}")),
     }
+}
+
+/// A ring as the tools decode it, without the START record the harness wrote in slot 0.
+/// `cursor` is in bytes from the ring's start; 0 means tracing was turned off.
+pub fn decode_ring(ring: &[u64], cursor: u64, mode: Mode) -> Result<Vec<Record>, String> {
+    if cursor == 0 {
+        return Err("the trace point turned tracing off (cursor 0) with no stop requested".into());
+    }
+    let view = RingView::new(ring, cursor, None).map_err(|e| format!("{e:?}"))?;
+    let window = decode(&view, mode).map_err(|e| format!("{e:?}"))?;
+    Ok(window
+        .records
+        .into_iter()
+        .filter(|r| !matches!(r, Record::Start { .. }))
+        .collect())
 }
 
 /// What the harness itself saw: one call of `method` that returned (an entry, then an exit),

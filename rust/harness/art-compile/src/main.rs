@@ -96,7 +96,7 @@ fn run(cli: Cli) -> anyhow::Result<bool> {
         if let Some(n) = o.executed {
             println!("instructions executed: {n}");
         }
-        if code.isa != "x86_64" {
+        {
             println!("trace ({} records):", o.records.len());
             for r in &o.records {
                 match r {
@@ -111,8 +111,6 @@ fn run(cli: Cli) -> anyhow::Result<bool> {
                     ok = false;
                 }
             }
-        } else {
-            println!("(x86_64: untraced control, no trace point emitted yet)");
         }
         let outcome = match &o.exception {
             Some(e) => format!("threw {e}"),

@@ -63,7 +63,7 @@ fn users_dex_runs_and_bad_input_is_refused_clearly() {
         text.contains("◀ TraceEntry") && text.contains("◀ TraceExit"),
         "{text}"
     );
-    assert_eq!(text.matches("trace (2 records)").count(), 2, "{text}");
+    assert_eq!(text.matches("trace (2 records)").count(), 3, "{text}");
 
     let cases: &[(&[&str], &str)] = &[
         (

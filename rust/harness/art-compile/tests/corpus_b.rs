@@ -184,7 +184,7 @@ fn corpus_b_art_test_smali_methods() {
                         first.isa,
                         first.result
                     );
-                    if *was_traced && o.isa != "x86_64" {
+                    if *was_traced {
                         let p = check_traced(o);
                         assert!(p.is_empty(), "{name} {method} {args:x?}: {p:#?}");
                     }

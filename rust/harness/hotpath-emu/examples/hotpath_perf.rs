@@ -65,7 +65,8 @@ struct Mca {
 
 /// The A64 core models of the tables: (llvm-mca CPU, column name). LLVM has no Cortex-A76 or
 /// Cortex-X1 model of its own (both CPU names select the Cortex-A57 model); Neoverse N1 is the
-/// A76's server derivative and Neoverse V1 the X1's, each with its own model.
+/// A76's server derivative and Neoverse V1 the X1's server sibling (designed alongside it by the
+/// same team), each with a model of its own.
 const A64_CPUS: [(&str, &str); 5] = [
     ("cortex-a55", "A55"),
     ("cortex-a510", "A510"),
@@ -432,11 +433,14 @@ fn main() {
     writeln!(w).unwrap();
     writeln!(
         w,
-        "`{tool}` (LLVM {version}), `-iterations=100 -call-latency=1`. Columns: the CPU name \
+        "`{tool}`, `-iterations=100 -call-latency=1` (only the major version is named: a \
+         Debian point release does not make this file stale unless a figure changes). Columns: \
+         the CPU name \
          given to llvm-mca and, in brackets, the scheduling model LLVM uses for it (read from \
          its resource names): LLVM has no model of its own for the Cortex-A76 or the Cortex-X1 \
          (both names select the Cortex-A57 model), so the A76-class and X1-class columns are \
-         Neoverse N1 (an A76 derivative) and Neoverse V1 (an X1 derivative). A55 and A510 are \
+         Neoverse N1 (the A76's server derivative) and Neoverse V1 (designed alongside the X1, \
+         its server sibling). A55 and A510 are \
          the little, in-order cores. The MRS/MRRC of the counter is modelled as an ordinary \
          system-register read (its real cost is CPU-specific), and taken branches, calls and \
          returns cost nothing in llvm-mca."

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Hot path beyond `cargo test` (stage 10 already runs the unicorn, qemu-aarch64 and golden
 # tests): the emulator tests once more by name so a skipped qemu run cannot pass silently,
-# and docs/performance.md must match what the emitted code measures today.
+# and docs/performance.md must match what the emitted code measures today. scripts/hotpath-perf
+# prints llvm-mca's per-core tables (A55, A510, A76, N1 as the A76 class, V1 as the X1 class;
+# ART's TraceProfiler and Nanoscope beside ours) into this stage's log.
 set -euo pipefail
 # shellcheck source=../../scripts/lib/common.sh
 source "$(dirname "$0")/../../scripts/lib/common.sh"

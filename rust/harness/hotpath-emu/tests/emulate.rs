@@ -17,9 +17,12 @@ fn a64_scenario_x0() {
     let mut m = Machine::a64(13, 0, Options::default());
     let stats = scenario::run(&mut m, 600, 333, 101);
     print(&stats);
-    assert_eq!(stats.paths["Exit - fast"].1, 7);
-    assert_eq!(stats.paths["EntryNarrow narrow fast"].1, 7);
-    assert_eq!(stats.paths["Entry narrow fast"].1, 8);
+    // docs/hot-path.md: LDR, LDR, (TST,) CBZ, CMP/CCMP, MRS, B.HS, STP, STR.
+    assert_eq!(stats.paths["Exit - fast"].1, 8);
+    assert_eq!(stats.paths["EntryNarrow narrow fast"].1, 8);
+    assert_eq!(stats.paths["Entry narrow fast"].1, 9);
+    assert_eq!(stats.paths["Entry off"].1, 4);
+    assert_eq!(stats.paths["Exit off"].1, 3);
     assert!(stats.paths.keys().any(|k| k.contains("wrap")));
     assert!(stats.paths.keys().any(|k| k.starts_with("Entry wide")));
 }
@@ -33,7 +36,7 @@ fn a64_scenario_other_method_register_and_isb() {
     let mut m = Machine::a64(8, 7, opts);
     let stats = scenario::run(&mut m, 400, 50, 7);
     assert_eq!(
-        stats.paths["Exit - fast"].1, 8,
+        stats.paths["Exit - fast"].1, 9,
         "ISB adds exactly one instruction"
     );
 }
@@ -52,7 +55,7 @@ fn t32_scenario_low_temps() {
 fn t32_scenario_high_cursor_temp() {
     // r12 cannot be tested with CBZ: the emitter falls back to CMP + BEQ (OFF = 3).
     let mut m = Machine::t32(9, 1, [12, 10, 11], Options::default());
-    assert_eq!(m.off_instructions(), 3);
+    assert_eq!(m.off_instructions(hubble_hotpath_emu::Kind::Exit), 3);
     let stats = scenario::run(&mut m, 300, 120, 30);
     assert_eq!(stats.paths["Exit off"].1, 3);
     assert_eq!(stats.paths["Exit - fast"].1, 9);

@@ -13,7 +13,8 @@ namespace art {
 namespace hubble {
 
 // Byte offsets of the per-thread block (Thread::tlsPtr_.hubble_*) from the thread register.
-// `limit` must directly follow `cursor` (one LDP / LDRD loads both).
+// `limit` must directly follow `cursor` (one LDRD loads both on T32, one LDP in nterp's arm64
+// macros; A64 compiled code loads them with two LDRs).
 struct ThreadOffsets {
   int32_t cursor;
   int32_t limit;

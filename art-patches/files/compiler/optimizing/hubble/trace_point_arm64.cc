@@ -2,17 +2,40 @@
  * Hubble for AOSP: the A64 trace point. docs/hot-path.md explains every instruction;
  * docs/architecture.md is the contract (per-thread block, slot encoding, algorithm).
  *
- * Inline part (kEntry; kEntryNarrow and kExit replace the TST/CCMP pair with one CMP):
+ * Inline part (kEntry; kEntryNarrow and kExit have no TST and a CMP for the CCMP):
  *
- *     ldp   x16, x17, [x19, #cursor]     ; cursor and limit in one load (Hubble's prefetch)
- *     cbz   x16, done                    ; tracing off: 2 instructions
- *     tst   xM, #0xffffffff00000000      ; Z = pointer fits 32 bits
+ *     ldr   x16, [x19, #cursor]
+ *     ldr   x17, [x19, #limit]
+ *     tst   xM, #0xffffffff00000000      ; Z = pointer fits 32 bits (in the loads' shadow)
+ *     cbz   x16, done                    ; tracing off: 4 instructions (3 without the TST)
  *     ccmp  x16, x17, #C, eq             ; fits ? (cursor - limit) : force C=1 ("hs")
  *     mrs   x17, cntvct_el0              ; in the flags' shadow; the limit is dead here
  *     b.hs  out_of_line                  ; wide pointer, ring full or stop doorbell
  *     stp   wM, w17, [x16], #8           ; hi = ts, lo = ptr   (exit: wzr)
  *     str   x16, [x19, #cursor]
  *   done:
+ *
+ * Why this order (issue 16 item 4; llvm-mca in docs/performance.md): an in-order core
+ * (Cortex-A55) issues nothing past an instruction whose operands are not ready, so the ON path
+ * costs the length of its dependency chain. In LLVM's A55 model an LDP of two X registers takes
+ * 5 cycles, an LDR 3, and a flag-setting op 3 before a CCMP or B.cond may read the flags. With
+ * one LDP and the TST after the CBZ, the TST could issue only with the CBZ, 5 cycles in, and the
+ * CCMP 3 cycles after it: 13 cycles per back-to-back entry (11 per exit). With two LDRs and the
+ * TST next to them (it reads only the method register) the chain is LDR, CCMP, B.HS: 9 and 9.
+ * The out-of-order models (A76, N1, V1) give the same cycles either way. The OFF path is one
+ * (exit, narrow entry) or two (entry) instructions longer, and no slower in any model but one:
+ * LLVM's A76, which is its A57 model, charges the entry's TST (docs/hot-path.md has the table).
+ *
+ * Why it is still correct (docs/protocol.md, "Orderings"): the fast path relies on no memory
+ * ordering at all, and A64 gives the two loads of an LDP no order between them either (each
+ * is single-copy atomic on its own, as each LDR is). So two LDRs can observe exactly the
+ * (cursor, limit) pairs the LDP could, in either program order: a fresh cursor with a stale
+ * limit of 0 (the slow path's reload after the barrier carries on), a doorbell with a cursor of
+ * the same run (the slow path stops). The DMB ISHLD at the head of the slow path orders BOTH
+ * loads before the reloads of stop/limit/begin/end, which is the acquire fence of protocol (1)
+ * that pairs with request_stop's and start's release stores. The stop path is unchanged:
+ * cursor = 0 first, then STLR of the end position (protocol (2), (3)). The TST touches no
+ * memory, and the CCMP, MRS and B.HS keep their order, so nothing else moved.
  */
 #include "trace_point_arm64.h"
 
@@ -79,17 +102,24 @@ void EmitTracePointArm64(MacroAssembler* masm,
                          TraceLabelsArm64* labels) {
   const Register cursor = tp.cursor.X();
   const Register scratch = tp.scratch.X();
-  VIXL_ASSERT(tp.offsets.limit == tp.offsets.cursor + 8);
   VIXL_ASSERT(kind == TraceKind::kExit || (!method.Is(cursor) && !method.Is(scratch)));
   {
     ExactAssemblyScope scope(masm, kMaxInline * kInstructionSize,
                              ExactAssemblyScope::kMaximumSize);
-    masm->ldp(cursor, scratch, MemOperand(tp.tr, tp.offsets.cursor));
+    // Two LDRs, not one LDP: the cursor arrives two cycles earlier on an in-order core, and
+    // the limit load issues in its shadow (see the header comment for why the pair of loads
+    // still means what the LDP meant).
+    masm->ldr(cursor, MemOperand(tp.tr, tp.offsets.cursor));
+    masm->ldr(scratch, MemOperand(tp.tr, tp.offsets.limit));
+    if (kind == TraceKind::kEntry) {
+      // The width test reads only the method register, so it issues while the loads are in
+      // flight; after the CBZ its flags would add a whole flag latency to the ON path.
+      masm->tst(method.X(), Operand(kUpperHalf));
+    }
     masm->cbz(cursor, &labels->done);
     if (kind == TraceKind::kEntry) {
       // One flag-setting pair decides both "pointer needs two slots" and "ring needs the slow
       // path": when the upper half is non-zero CCMP forces C=1, so B.HS goes out of line.
-      masm->tst(method.X(), Operand(kUpperHalf));
       masm->ccmp(cursor, Operand(scratch), CFlag, vixl::aarch64::eq);
     } else {
       masm->cmp(cursor, Operand(scratch));
@@ -129,8 +159,8 @@ void EmitTracePointOutOfLineArm64(MacroAssembler* masm,
   masm->bind(&labels->out_of_line);
   if (kind == TraceKind::kEntry) {
     // Here because the pointer is wide, the ring needs the slow path, or both. The limit
-    // register holds the counter now: reload the limit (same address as the LDP's, so at
-    // least as new as what the LDP saw).
+    // register holds the counter now: reload the limit (same address as the inline load, so
+    // at least as new as what that load saw).
     masm->ldr(scratch, MemOperand(tr, tp.offsets.limit));
     masm->cmp(cursor, Operand(scratch));
     masm->b(&slow, vixl::aarch64::hs);
@@ -145,14 +175,15 @@ void EmitTracePointOutOfLineArm64(MacroAssembler* masm,
     masm->b(&labels->done);
   }
   masm->bind(&slow);
-  // See the control thread's latest stop / limit / begin: the LDP that brought us here is
-  // ordered before these loads (the control thread publishes cursor and limit=0 with release).
+  // See the control thread's latest stop / limit / begin: both inline loads that brought us
+  // here are ordered before these (the control thread publishes cursor and limit=0 with
+  // release).
   masm->dmb(InnerShareable, BarrierReads);
   masm->ldr(scratch, MemOperand(tr, tp.offsets.stop));
   masm->cbnz(scratch, &stop);
   masm->ldr(scratch, MemOperand(tr, tp.offsets.limit));
   masm->cmp(cursor, Operand(scratch));
-  masm->b(&recheck, vixl::aarch64::lo);  // the LDP saw a stale limit: carry on
+  masm->b(&recheck, vixl::aarch64::lo);  // the inline load saw a stale limit: carry on
   masm->ldr(scratch, MemOperand(tr, tp.offsets.end));
   masm->cmp(cursor, Operand(scratch));
   masm->b(&wrap, vixl::aarch64::eq);

@@ -41,7 +41,8 @@ struct Seen {
     counters: Vec<u32>,
     barriers: u64,
     /// Written to memory when the first barrier of the slow path executes (models a control
-    /// thread store that the trace point's LDP missed but the reload after the barrier sees).
+    /// thread store that the trace point's inline load missed but the reload after the barrier
+    /// sees).
     inject_at_barrier: Option<(u64, Vec<u8>)>,
 }
 
@@ -219,13 +220,15 @@ impl Machine {
         m
     }
 
-    /// Instructions of the OFF path: LDP/LDRD + CBZ, or + CMP/BEQ when the T32 cursor temp
-    /// is not r0-r7.
-    pub fn off_instructions(&self) -> u64 {
-        if self.layout.isa == Isa::T32 && self.temps[0] > 7 {
-            3
-        } else {
-            2
+    /// Instructions of the OFF path (docs/hot-path.md): A64 LDR cursor + LDR limit + CBZ,
+    /// with the width test's TST between them for an entry of unknown width; T32 LDRD + CBZ,
+    /// or CMP + BEQ for the CBZ when the T32 cursor temp is not r0-r7.
+    pub fn off_instructions(&self, kind: Kind) -> u64 {
+        match (self.layout.isa, kind) {
+            (Isa::A64, Kind::Entry) => 4,
+            (Isa::A64, _) => 3,
+            (Isa::T32, _) if self.temps[0] > 7 => 3,
+            (Isa::T32, _) => 2,
         }
     }
 
@@ -303,7 +306,7 @@ impl Machine {
         self.write_field(field::LIMIT, 0);
     }
 
-    /// Arms a store the slow path's reload sees but its LDP/LDRD did not.
+    /// Arms a store the slow path's reload sees but its inline LDR/LDRD did not.
     pub fn inject_at_barrier(&mut self, f: usize, value: u64) {
         let bytes = value.to_le_bytes()[..self.layout.ptr as usize].to_vec();
         self.seen.borrow_mut().inject_at_barrier = Some((self.field_addr(f), bytes));

@@ -54,6 +54,7 @@
 #include "optimizing/register_allocator.h"
 #include "optimizing/ssa_liveness_analysis.h"
 #include "optimizing/write_barrier_elimination.h"
+#include "stack_map.h"
 
 namespace art {
 
@@ -403,6 +404,15 @@ bool CompileFor(const Target& target,
       << "\n";
   QUICK_ENTRYPOINT_LIST(HUBBLE_ENTRYPOINT)
 #undef HUBBLE_ENTRYPOINT
+  // Every stack map, decoded by ART's own CodeInfo from the bytes below: native pc offset, dex
+  // pc, kind. The executor's double of artInvokeCommon maps a call's return address to the dex
+  // pc of its invoke through them, as OatQuickMethodHeader::ToDexPc does
+  // (CodeInfo::GetStackMapForNativePcOffset).
+  CodeInfo code_info(stack_map.data());
+  for (StackMap map : code_info.GetStackMaps()) {
+    out << "pc_map " << map.GetNativePcOffset(target.isa) << " " << map.GetDexPc() << " "
+        << static_cast<int32_t>(map.GetKind()) << "\n";
+  }
   out << "code " << Hex(code_allocator.GetMemory()) << "\n";
   out << "stack_map " << Hex(ArrayRef<const uint8_t>(stack_map)) << "\n";
   out << "end\n";
@@ -458,6 +468,17 @@ int CompileMethodTo(const DexFile& dex_file,
   out << "traced " << (no_trace ? 0 : 1) << "\n";
   out << "dex_code_units "
       << CodeItemInstructionAccessor(dex_file, code_item).InsnsSizeInCodeUnits() << "\n";
+  out << "method_idx " << method.GetIndex() << "\n";
+  // The method's invoke instructions and the method_ids they name: what the runtime reads at
+  // the invoke's dex pc when compiled code calls an invoke trampoline (artInvokeCommon ->
+  // FindMethodToCall -> NterpGetMethod: inst.VRegB()), for the executor's double of it.
+  for (const DexInstructionPcPair& pair : CodeItemInstructionAccessor(dex_file, code_item)) {
+    const Instruction& insn = pair.Inst();
+    if (Instruction::IndexTypeOf(insn.Opcode()) != Instruction::kIndexMethodRef) continue;
+    const uint32_t callee_idx = insn.VRegB();
+    out << "invoke " << pair.DexPc() << " " << insn.Name() << " " << callee_idx << " "
+        << Descriptor(dex_file, callee_idx) << "\n";
+  }
   std::stringstream list(isas);
   std::string isa_name;
   while (std::getline(list, isa_name, ',')) {

@@ -103,6 +103,7 @@ fn depth(calls: &[(bool, u64)]) -> usize {
 }
 
 #[test]
+#[ignore = "needs python3 (scripts/deps/compiler-harness.apt): run by tests/stages/32-art-compiler.sh"]
 fn the_generated_long_method_is_the_generators_output() {
     // tools/gen_far.py writes smali/Far.smali and java/Far.java; the committed files must be
     // exactly its output (edit the script, not the files).

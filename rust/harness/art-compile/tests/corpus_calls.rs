@@ -140,6 +140,7 @@ fn call_trees_run_compiled_and_the_ring_equals_the_dispatches() {
     let traced_linker = Rc::new(Linker::new(&harness, &dex, true, &dir.join("callees")));
     let plain_linker = Rc::new(Linker::new(&harness, &dex, false, &dir.join("callees")));
     let (mut runs, mut dispatches, mut x86_skipped) = (0usize, 0usize, 0usize);
+    let mut tampered = 0usize;
     let mut summary = Vec::new();
     for (desc, shorty) in &methods {
         let traced = harness
@@ -215,6 +216,19 @@ fn call_trees_run_compiled_and_the_ring_equals_the_dispatches() {
                     if compiled.traced {
                         let problems = check_traced(&o);
                         assert!(problems.is_empty(), "{what}: {problems:#?}");
+                        if entries.len() > 2 && returns == entries.len() && tampered < 4 {
+                            // The check can fail: a dispatch the harness did not see, or one
+                            // it saw with another ArtMethod*, no longer matches the ring.
+                            let mut dropped = o.clone();
+                            let k = dropped.calls.iter().rposition(|c| c.0).unwrap();
+                            dropped.calls.remove(k + 1);
+                            dropped.calls.remove(k);
+                            assert!(!check_traced(&dropped).is_empty(), "{what}");
+                            let mut other = o.clone();
+                            other.calls[k].1 ^= 0x40;
+                            assert!(!check_traced(&other).is_empty(), "{what}");
+                            tampered += 1;
+                        }
                         assert!(
                             o.trace_points_run >= entries.len() + returns,
                             "{what}: {} trace points ran for {} calls and {returns} returns",
@@ -240,10 +254,12 @@ fn call_trees_run_compiled_and_the_ring_equals_the_dispatches() {
         ));
     }
     let _ = std::fs::remove_dir_all(&dir);
+    assert!(tampered > 0, "no call tree was tampered with");
     eprintln!(
         "corpus (a) calls: {} methods, {n} inputs each, {runs} runs checked, {dispatches} \
          traced dispatches checked against the ring, {} callees compiled (traced and \
-         untraced), {x86_skipped} x86_64 runs of invoking methods not run (no native dispatch)",
+         untraced), {x86_skipped} x86_64 runs of invoking methods not run (no native dispatch), \
+         {tampered} tampered call trees rejected",
         methods.len(),
         traced_linker.compiles() + plain_linker.compiles()
     );
@@ -331,7 +347,7 @@ fn a_long_method_branches_across_its_body_to_its_out_of_line_halves() {
                 let r = m
                     .call(args, method_value(&code.isa))
                     .unwrap_or_else(|e| panic!("{} {args:x?}: {e}", code.isa));
-                assert_eq!(u64::from(r.result as u32), want, "{} {args:x?}", code.isa);
+                assert_eq!(canonical(b'I', r.result), want, "{} {args:x?}", code.isa);
                 let o = Outcome {
                     isa: code.isa.clone(),
                     result: r.result,

@@ -44,6 +44,7 @@
 #include "entrypoints/quick/quick_entrypoints_enum.h"
 #include "entrypoints/quick/quick_entrypoints_list.h"  // QUICK_ENTRYPOINT_LIST, again
 #include "handle.h"
+#include "linker/linker_patch.h"
 #include "stack_reference.h"
 #include "optimizing/builder.h"
 #include "optimizing/code_generator.h"
@@ -404,6 +405,25 @@ bool CompileFor(const Target& target,
       << "\n";
   QUICK_ENTRYPOINT_LIST(HUBBLE_ENTRYPOINT)
 #undef HUBBLE_ENTRYPOINT
+  // Linker patches. In AOT code a runtime call from a slow path goes through a shared thunk
+  // (CodeGenerator{ARM64,ARMVIXL}::InvokeRuntime → EmitEntrypointThunkCall: a BL placeholder)
+  // that dex2oat's relative patcher places and points the BL at; the thunk's code is the code
+  // generator's own (EmitThunkCode). The executor links them the same way (src/link.rs). Any
+  // other patch kind is listed so that the executor can refuse the method.
+  ArenaVector<linker::LinkerPatch> patches(allocator.Adapter());
+  codegen->EmitLinkerPatches(&patches);
+  for (const linker::LinkerPatch& patch : patches) {
+    if (patch.GetType() == linker::LinkerPatch::Type::kCallEntrypoint) {
+      ArenaVector<uint8_t> thunk(allocator.Adapter());
+      std::string thunk_name;
+      codegen->EmitThunkCode(patch, &thunk, &thunk_name);
+      out << "thunk_call " << patch.LiteralOffset() << " " << patch.EntrypointOffset() << " "
+          << Hex(ArrayRef<const uint8_t>(thunk)) << "\n";
+    } else {
+      out << "linker_patch " << static_cast<int>(patch.GetType()) << " " << patch.LiteralOffset()
+          << "\n";
+    }
+  }
   // Every stack map, decoded by ART's own CodeInfo from the bytes below: native pc offset, dex
   // pc, kind. The executor's double of artInvokeCommon maps a call's return address to the dex
   // pc of its invoke through them, as OatQuickMethodHeader::ToDexPc does

@@ -411,6 +411,8 @@ impl Dispatcher {
         let code = c.isa(isa_name).ok_or_else(|| {
             Failure::Error(format!("{} was not compiled for {isa_name}", c.method))
         })?;
+        let linked = crate::link::link(self.isa, code)
+            .map_err(|e| Failure::Error(format!("linking {}: {e}", c.method)))?;
         let k = self.methods.len();
         if (k as u64 + 1) * ART_METHOD_STRIDE + (self.entry_method & 0xffff) > 0x1_0000 {
             return Err(Failure::Error(
@@ -420,12 +422,12 @@ impl Dispatcher {
         // ART aligns method code to 16 bytes (arm64) and 8 (thumb2); 64 is both.
         let start = (self.arena_next + 63) & !63;
         let len = code.code.len() as u64;
-        if start + len > self.arena_end {
+        if start + linked.len() as u64 > self.arena_end {
             return Err(Failure::Error("the code arena is full".into()));
         }
-        u.mem_write(start, &code.code)
+        u.mem_write(start, &linked)
             .map_err(|e| Failure::Error(format!("loading {}: {e:?}", c.method)))?;
-        self.arena_next = start + len;
+        self.arena_next = start + linked.len() as u64;
         self.methods.push(Loaded {
             descriptor: c.method.clone(),
             start,

@@ -325,9 +325,10 @@ impl Machine {
                 u
             }
         };
-        let code_size = (code.code.len() as u64 + 0xfff) & !0xfff;
+        let linked = crate::link::link(isa, code).map_err(EmuError::Args)?;
+        let code_size = (linked.len() as u64 + 0xfff) & !0xfff;
         uc(u.mem_map(l.code, code_size, Prot::READ | Prot::EXEC))?;
-        uc(u.mem_write(l.code, &code.code))?;
+        uc(u.mem_write(l.code, &linked))?;
         uc(u.mem_map(l.ret, 0x1000, Prot::READ | Prot::EXEC))?;
         uc(u.mem_map(l.stack_lo, l.stack_size, Prot::READ | Prot::WRITE))?;
         uc(u.mem_map(l.thread, 0x2000, Prot::READ | Prot::WRITE))?;

@@ -9,6 +9,7 @@ pub mod abi;
 pub mod disasm;
 pub mod dispatch;
 pub mod emu;
+pub mod link;
 pub mod native;
 pub mod output;
 pub mod runtime;

@@ -39,6 +39,15 @@ pub struct Invoke {
     pub callee: String,
 }
 
+/// A BL placeholder to a shared entrypoint thunk (`LinkerPatch::CallEntrypointPatch`) and the
+/// thunk's code (`CodeGenerator::EmitThunkCode`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThunkCall {
+    pub literal_offset: u32,
+    pub entrypoint_offset: u32,
+    pub thunk: Vec<u8>,
+}
+
 /// One ISA's compiled code.
 #[derive(Clone, Debug)]
 pub struct IsaCode {
@@ -57,6 +66,10 @@ pub struct IsaCode {
     pub entrypoints: Vec<(String, u32)>,
     /// The stack maps, in CodeInfo order (sorted by native pc, catch maps last).
     pub pc_map: Vec<PcMap>,
+    /// Calls to entrypoint thunks the linker must place (src/link.rs).
+    pub thunk_calls: Vec<ThunkCall>,
+    /// Other linker patches: kind (`LinkerPatch::Type` as a number) and code offset.
+    pub other_patches: Vec<(i32, u32)>,
 }
 
 /// A method compiled for one or more ISAs.
@@ -189,6 +202,8 @@ pub fn parse(text: &str) -> Result<Compiled, (usize, String)> {
                     stack_map: Vec::new(),
                     entrypoints: Vec::new(),
                     pc_map: Vec::new(),
+                    thunk_calls: Vec::new(),
+                    other_patches: Vec::new(),
                 });
             }
             "end" => {
@@ -247,6 +262,16 @@ pub fn parse(text: &str) -> Result<Compiled, (usize, String)> {
                             .parse()
                             .map_err(|_| (n, format!("'{}' is not a stack map kind", f[2])))?,
                     }),
+                    "thunk_call" if f.len() == 3 => s.thunk_calls.push(ThunkCall {
+                        literal_offset: num(f[0])? as u32,
+                        entrypoint_offset: num(f[1])? as u32,
+                        thunk: hex(f[2]).ok_or((n, "bad hex in thunk".to_string()))?,
+                    }),
+                    "linker_patch" if f.len() == 2 => s.other_patches.push((
+                        f[0].parse()
+                            .map_err(|_| (n, format!("'{}' is not a patch kind", f[0])))?,
+                        num(f[1])? as u32,
+                    )),
                     "code" => s.code = hex(rest).ok_or((n, "bad hex in code".to_string()))?,
                     "stack_map" => {
                         s.stack_map = hex(rest).ok_or((n, "bad hex in stack_map".to_string()))?
@@ -281,7 +306,7 @@ mod tests {
     const GOOD: &str = "hubble-compile 1\nmethod LA;->f(II)I\nshorty III\nstatic 1\ntraced 1\n\
 dex_code_units 9\nmethod_idx 4\ninvoke 3 invoke-static 7 LA;->g(I)I\nisa arm64\nframe_size 16\ncore_spill_mask 0\nfp_spill_mask 0\n\
 trace_nodes_removed 0\nframe_entry 0 8\ntrace entry 3 8 20 40 60 -\ntrace exit 9 24 32 60 70 1,2,3\n\
-slow_path HubbleTraceSlowPathARM64 40 60\npc_map 12 3 -1\ncode 00ff\nstack_map 01\nend\n";
+slow_path HubbleTraceSlowPathARM64 40 60\npc_map 12 3 -1\nthunk_call 0 16 aabb\ncode 00ff\nstack_map 01\nend\n";
 
     #[test]
     fn parses_a_section() {
@@ -294,6 +319,14 @@ slow_path HubbleTraceSlowPathARM64 40 60\npc_map 12 3 -1\ncode 00ff\nstack_map 0
         assert_eq!(a.trace_points[1].temps, vec![1, 2, 3]);
         assert_eq!(a.trace_points[1].out_of_line, (60, 70));
         assert_eq!(c.method_idx, Some(4));
+        assert_eq!(
+            a.thunk_calls,
+            vec![ThunkCall {
+                literal_offset: 0,
+                entrypoint_offset: 16,
+                thunk: vec![0xaa, 0xbb]
+            }]
+        );
         assert_eq!(
             c.invokes,
             vec![Invoke {

@@ -410,3 +410,60 @@ fn a_long_method_branches_across_its_body_to_its_out_of_line_halves() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+#[ignore = "needs scripts/art-build --compiler: run by tests/stages/32-art-compiler.sh"]
+fn an_invoke_of_a_method_the_dex_does_not_define_throws_no_such_method_error() {
+    let Some(harness) = harness_or_skip() else {
+        return;
+    };
+    // Not in the corpus (no Java twin can call a method that does not exist): the runtime's
+    // resolution fails, artInvokeCommon returns the failure value and the trampoline delivers
+    // NoSuchMethodError; the ring holds the caller's entry only.
+    let dir = tempdir("missing");
+    let smali = dir.join("Missing.smali");
+    std::fs::write(
+        &smali,
+        ".class public LMissing;\n.super Ljava/lang/Object;\n\
+         .method public static callsNothing(I)I\n    .registers 2\n\
+         \x20   invoke-static {p0}, LNowhere;->gone(I)I\n    move-result v0\n    return v0\n\
+         .end method\n",
+    )
+    .unwrap();
+    let dex = dir.join("missing.dex");
+    let st = std::process::Command::new("smali")
+        .arg("a")
+        .arg("-o")
+        .arg(&dex)
+        .arg(&smali)
+        .status()
+        .expect("smali");
+    assert!(st.success());
+    let desc = "LMissing;->callsNothing(I)I";
+    let c = harness
+        .compile(&dex, desc, "arm64,thumb2", true, &dir.join("t.txt"))
+        .unwrap_or_else(|e| panic!("{desc}: {e}"));
+    assert_eq!(c.invokes.len(), 1, "{:?}", c.invokes);
+    let linker = Rc::new(Linker::new(&harness, &dex, true, &dir.join("callees")));
+    let mut runner = Runner::linked(&c, &linker).unwrap();
+    for (i, code) in c.isas.iter().enumerate() {
+        let o = runner
+            .run(&c, i, &[Arg { ty: b'I', bits: 5 }])
+            .unwrap_or_else(|e| panic!("{}: {e}", code.isa));
+        assert_eq!(
+            o.exception.as_deref(),
+            Some("java.lang.NoSuchMethodError"),
+            "{}",
+            code.isa
+        );
+        assert_eq!(
+            o.calls,
+            vec![(true, method_value(&code.isa))],
+            "{}",
+            code.isa
+        );
+        let problems = check_traced(&o);
+        assert!(problems.is_empty(), "{}: {problems:#?}", code.isa);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -538,6 +538,12 @@ const char* NeedsRuntime(const DexFile& dex_file, const ClassAccessor::Method& m
     Instruction::IndexType index = Instruction::IndexTypeOf(insn.Opcode());
     bool needs = index != Instruction::kIndexNone && index != Instruction::kIndexUnknown;
     switch (insn.Opcode()) {
+      // Built unresolved (resolve-method-stand-in.patch) and dispatched by the executor into
+      // the callee's compiled code (rust/harness/art-compile/src/dispatch.rs).
+      case Instruction::INVOKE_STATIC:
+      case Instruction::INVOKE_STATIC_RANGE:
+        needs = false;
+        break;
       case Instruction::THROW:
       case Instruction::MOVE_EXCEPTION:
       case Instruction::MONITOR_ENTER:

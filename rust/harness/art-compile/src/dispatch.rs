@@ -39,8 +39,8 @@ pub enum LinkError {
     /// The dex defines no such method (`ClassLinker::ResolveMethod` throws NoSuchMethodError).
     #[error("{0}: no such method in the dex")]
     NoSuchMethod(String),
-    /// The harness could not compile it.
-    #[error("{method}: {why}")]
+    /// The harness could not compile it (most often: it needs the class linker or a heap).
+    #[error("a callee could not be compiled ({method}: {why})")]
     Compile { method: String, why: String },
 }
 

@@ -44,6 +44,7 @@
 #include "entrypoints/quick/quick_entrypoints_enum.h"
 #include "entrypoints/quick/quick_entrypoints_list.h"  // QUICK_ENTRYPOINT_LIST, again
 #include "handle.h"
+#include "linker/linker_patch.h"
 #include "stack_reference.h"
 #include "optimizing/builder.h"
 #include "optimizing/code_generator.h"
@@ -54,6 +55,7 @@
 #include "optimizing/register_allocator.h"
 #include "optimizing/ssa_liveness_analysis.h"
 #include "optimizing/write_barrier_elimination.h"
+#include "stack_map.h"
 
 namespace art {
 
@@ -403,6 +405,34 @@ bool CompileFor(const Target& target,
       << "\n";
   QUICK_ENTRYPOINT_LIST(HUBBLE_ENTRYPOINT)
 #undef HUBBLE_ENTRYPOINT
+  // Linker patches. In AOT code a runtime call from a slow path goes through a shared thunk
+  // (CodeGenerator{ARM64,ARMVIXL}::InvokeRuntime → EmitEntrypointThunkCall: a BL placeholder)
+  // that dex2oat's relative patcher places and points the BL at; the thunk's code is the code
+  // generator's own (EmitThunkCode). The executor links them the same way (src/link.rs). Any
+  // other patch kind is listed so that the executor can refuse the method.
+  ArenaVector<linker::LinkerPatch> patches(allocator.Adapter());
+  codegen->EmitLinkerPatches(&patches);
+  for (const linker::LinkerPatch& patch : patches) {
+    if (patch.GetType() == linker::LinkerPatch::Type::kCallEntrypoint) {
+      ArenaVector<uint8_t> thunk(allocator.Adapter());
+      std::string thunk_name;
+      codegen->EmitThunkCode(patch, &thunk, &thunk_name);
+      out << "thunk_call " << patch.LiteralOffset() << " " << patch.EntrypointOffset() << " "
+          << Hex(ArrayRef<const uint8_t>(thunk)) << "\n";
+    } else {
+      out << "linker_patch " << static_cast<int>(patch.GetType()) << " " << patch.LiteralOffset()
+          << "\n";
+    }
+  }
+  // Every stack map, decoded by ART's own CodeInfo from the bytes below: native pc offset, dex
+  // pc, kind. The executor's double of artInvokeCommon maps a call's return address to the dex
+  // pc of its invoke through them, as OatQuickMethodHeader::ToDexPc does
+  // (CodeInfo::GetStackMapForNativePcOffset).
+  CodeInfo code_info(stack_map.data());
+  for (StackMap map : code_info.GetStackMaps()) {
+    out << "pc_map " << map.GetNativePcOffset(target.isa) << " " << map.GetDexPc() << " "
+        << static_cast<int32_t>(map.GetKind()) << "\n";
+  }
   out << "code " << Hex(code_allocator.GetMemory()) << "\n";
   out << "stack_map " << Hex(ArrayRef<const uint8_t>(stack_map)) << "\n";
   out << "end\n";
@@ -458,6 +488,17 @@ int CompileMethodTo(const DexFile& dex_file,
   out << "traced " << (no_trace ? 0 : 1) << "\n";
   out << "dex_code_units "
       << CodeItemInstructionAccessor(dex_file, code_item).InsnsSizeInCodeUnits() << "\n";
+  out << "method_idx " << method.GetIndex() << "\n";
+  // The method's invoke instructions and the method_ids they name: what the runtime reads at
+  // the invoke's dex pc when compiled code calls an invoke trampoline (artInvokeCommon ->
+  // FindMethodToCall -> NterpGetMethod: inst.VRegB()), for the executor's double of it.
+  for (const DexInstructionPcPair& pair : CodeItemInstructionAccessor(dex_file, code_item)) {
+    const Instruction& insn = pair.Inst();
+    if (Instruction::IndexTypeOf(insn.Opcode()) != Instruction::kIndexMethodRef) continue;
+    const uint32_t callee_idx = insn.VRegB();
+    out << "invoke " << pair.DexPc() << " " << insn.Name() << " " << callee_idx << " "
+        << Descriptor(dex_file, callee_idx) << "\n";
+  }
   std::stringstream list(isas);
   std::string isa_name;
   while (std::getline(list, isa_name, ',')) {
@@ -497,6 +538,12 @@ const char* NeedsRuntime(const DexFile& dex_file, const ClassAccessor::Method& m
     Instruction::IndexType index = Instruction::IndexTypeOf(insn.Opcode());
     bool needs = index != Instruction::kIndexNone && index != Instruction::kIndexUnknown;
     switch (insn.Opcode()) {
+      // Built unresolved (resolve-method-stand-in.patch) and dispatched by the executor into
+      // the callee's compiled code (rust/harness/art-compile/src/dispatch.rs).
+      case Instruction::INVOKE_STATIC:
+      case Instruction::INVOKE_STATIC_RANGE:
+        needs = false;
+        break;
       case Instruction::THROW:
       case Instruction::MOVE_EXCEPTION:
       case Instruction::MONITOR_ENTER:

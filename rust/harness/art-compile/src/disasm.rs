@@ -56,3 +56,67 @@ pub fn listing(code: &IsaCode) -> Result<String, String> {
     }
     Ok(out)
 }
+
+/// A direct branch of compiled code: its offset, mnemonic and target offset.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Branch {
+    pub at: usize,
+    pub mnemonic: String,
+    pub target: usize,
+}
+
+/// Whether `m` is a direct branch mnemonic (capstone's spelling) on arm64 or thumb2.
+fn is_branch(m: &str) -> bool {
+    const CONDS: [&str; 16] = [
+        "eq", "ne", "cs", "hs", "cc", "lo", "mi", "pl", "vs", "vc", "hi", "ls", "ge", "lt", "gt",
+        "le",
+    ];
+    if matches!(m, "b" | "cbz" | "cbnz" | "tbz" | "tbnz") || m.starts_with("b.") {
+        return true;
+    }
+    // thumb2: b<cond>, b<cond>.w, b<cond>.n
+    let base = m.trim_end_matches(".w").trim_end_matches(".n");
+    base.len() == 3 && base.starts_with('b') && CONDS.contains(&&base[1..])
+}
+
+/// Every direct branch (B, B.cond, CBZ/CBNZ, TBZ/TBNZ; not calls) with its target.
+pub fn branches(code: &IsaCode) -> Result<Vec<Branch>, String> {
+    let cs = capstone_for(&code.isa)?;
+    let insns = cs.disasm_all(&code.code, 0).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    for i in insns.iter() {
+        let m = i.mnemonic().unwrap_or("");
+        if !is_branch(m) {
+            continue;
+        }
+        let ops = i.op_str().unwrap_or("");
+        let last = ops.rsplit([',', ' ']).next().unwrap_or("");
+        if let Some(hex) = last.strip_prefix("#0x") {
+            if let Ok(target) = usize::from_str_radix(hex, 16) {
+                out.push(Branch {
+                    at: i.address() as usize,
+                    mnemonic: m.to_string(),
+                    target,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn branch_mnemonics() {
+        for m in ["b", "b.ne", "tbz", "cbnz", "bne", "beq.w", "b.w", "bhs.w"] {
+            assert!(is_branch(m), "{m}");
+        }
+        for m in [
+            "bl", "blx", "blr", "br", "bic", "bfi", "bx", "bics", "bfxil",
+        ] {
+            assert!(!is_branch(m), "{m}");
+        }
+    }
+}

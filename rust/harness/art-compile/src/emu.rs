@@ -4,9 +4,12 @@
 //! register (x20) zero. The return address is a sentinel page; reaching it is the return.
 //!
 //! What the harness observes itself (never what the trace writer computed): the call (an
-//! entry of the method it dispatched) and the return (an exit). Around every trace point the
-//! code generator reported, it snapshots the registers and the stack and checks that only the
-//! declared clobbers changed.
+//! entry of the method it dispatched) and the return (an exit), and, when the code invokes
+//! another method through the invoke trampoline, each dispatch the harness performs (an entry
+//! of the callee's `ArtMethod*`, `crate::dispatch`) and each return it sees (the caller's
+//! return address reached with the sp of the call: an exit). Around every trace point the code
+//! generator reported, of every method loaded, it snapshots the registers and the stack and
+//! checks that only the declared clobbers changed.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -16,7 +19,8 @@ use hubble_format::{Mode, Record};
 use unicorn_engine::{Arch, ArmCpuModel, Prot, RegisterARM, RegisterARM64, Unicorn};
 
 use crate::abi::{self, Arg};
-use crate::output::IsaCode;
+use crate::dispatch::{Dispatcher, Linker};
+use crate::output::{Compiled, IsaCode};
 use crate::thread;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +56,11 @@ pub struct Run {
     pub exception: Option<String>,
     /// Quick entrypoints the code called, in order.
     pub entrypoints_called: Vec<String>,
+    /// What the harness itself did and saw, in order: `(true, ArtMethod*)` for the call it made
+    /// and every invoke it dispatched, `(false, 0)` for every return it saw.
+    pub calls: Vec<(bool, u64)>,
+    /// Out-of-line halves of trace points that started executing.
+    pub out_of_line_run: usize,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -64,14 +73,16 @@ pub enum EmuError {
     Args(String),
     #[error("ring: {0}")]
     Ring(String),
+    #[error("invoke dispatch: {0}")]
+    Dispatch(String),
 }
 
-fn uc<T>(r: Result<T, unicorn_engine::uc_error>) -> Result<T, EmuError> {
+pub(crate) fn uc<T>(r: Result<T, unicorn_engine::uc_error>) -> Result<T, EmuError> {
     r.map_err(|e| EmuError::Unicorn(format!("{e:?}")))
 }
 
-struct Layout {
-    code: u64,
+pub(crate) struct Layout {
+    pub(crate) code: u64,
     ret: u64,
     stack_lo: u64,
     stack_size: u64,
@@ -80,7 +91,13 @@ struct Layout {
     method_page: u64,
     /// Every quick entrypoint slot of the Thread image points into this page (4 bytes each).
     traps: u64,
+    /// Where the code of the methods the code invokes is loaded (`crate::dispatch`).
+    pub(crate) arena: u64,
+    pub(crate) arena_size: u64,
 }
+
+/// Bytes mapped for `ArtMethod*` values (the method's and its callees').
+const METHOD_PAGE: u64 = 0x1_0000;
 
 const RING_SLOTS: usize = 1 << 14;
 /// Instructions one call may execute before the harness calls it a hang (HUBBLE_MAX_INSNS).
@@ -103,6 +120,8 @@ fn layout(isa: Isa) -> Layout {
             ring: 0x7_0000_0000,
             method_page: 0x6_0000_0000,
             traps: 0x9_0000,
+            arena: 0x1000_0000,
+            arena_size: 16 << 20,
         },
         Isa::Thumb2 => Layout {
             code: 0x10_0000,
@@ -113,6 +132,8 @@ fn layout(isa: Isa) -> Layout {
             ring: 0x20_0000,
             method_page: 0x3_0000,
             traps: 0x9_0000,
+            arena: 0x100_0000,
+            arena_size: 16 << 20,
         },
     }
 }
@@ -127,7 +148,7 @@ fn reserved_scratch(isa: Isa) -> &'static [u8] {
     }
 }
 
-fn gpr(isa: Isa, n: u8) -> i32 {
+pub(crate) fn gpr(isa: Isa, n: u8) -> i32 {
     match isa {
         Isa::Arm64 => match n {
             0..=28 => RegisterARM64::X0 as i32 + i32::from(n),
@@ -168,14 +189,63 @@ struct Snapshot {
     stack: Vec<u8>,
 }
 
+/// The trace points of every loaded method, by absolute address (the hooks read it; the
+/// dispatcher adds a callee's when it loads its code).
 #[derive(Default)]
-struct Seen {
+pub(crate) struct CodeMap {
+    /// Inline start → trace point index (global over the loaded methods).
+    starts: HashMap<u64, usize>,
+    /// Inline end → trace point indices.
+    ends: HashMap<u64, Vec<usize>>,
+    /// Out-of-line start → trace point index.
+    out_of_line: HashMap<u64, usize>,
+    /// Per trace point: the registers it may change.
+    clobbers: Vec<Vec<u8>>,
+}
+
+impl CodeMap {
+    /// Registers the trace points of `code` loaded at `base`.
+    pub(crate) fn add(&mut self, isa: Isa, code: &IsaCode, base: u64) {
+        for tp in &code.trace_points {
+            let i = self.clobbers.len();
+            self.starts.insert(base + tp.inline.0 as u64, i);
+            self.ends
+                .entry(base + tp.inline.1 as u64)
+                .or_default()
+                .push(i);
+            if tp.out_of_line.1 > tp.out_of_line.0 {
+                self.out_of_line.insert(base + tp.out_of_line.0 as u64, i);
+            }
+            let mut c = reserved_scratch(isa).to_vec();
+            c.extend(&tp.temps);
+            self.clobbers.push(c);
+        }
+    }
+}
+
+/// A frame the harness dispatched and has not seen return yet.
+pub(crate) struct Frame {
+    /// The caller's return address (thumb bit cleared).
+    pub(crate) ret: u64,
+    /// sp at the call: the callee returns with it restored.
+    pub(crate) sp: u64,
+}
+
+#[derive(Default)]
+pub(crate) struct Seen {
     executed: u64,
     trace_points_run: usize,
+    out_of_line_run: usize,
+    /// Calls made and returns seen (see `Run::calls`).
+    pub(crate) calls: Vec<(bool, u64)>,
+    /// Dispatched frames not yet returned from, innermost last.
+    pub(crate) frames: Vec<Frame>,
+    /// Why a dispatch failed (the run stops).
+    pub(crate) dispatch_error: Option<String>,
     /// Trace points started and not yet ended.
     open: Vec<Snapshot>,
     violations: Vec<String>,
-    exception: Option<String>,
+    pub(crate) exception: Option<String>,
     entrypoints_called: Vec<String>,
     /// Why the run stopped inside an entrypoint the harness does not provide.
     unsupported: Option<String>,
@@ -190,11 +260,55 @@ pub struct Machine {
     seen: Rc<RefCell<Seen>>,
     shorty: String,
     ring_bytes: u64,
+    /// The invoke dispatcher, when the machine was made with a linker.
+    dispatcher: Option<Rc<RefCell<Dispatcher>>>,
+    /// Where the START record goes (slot index); None: slot 0. See `Machine::set_ring_start`.
+    ring_start: Option<usize>,
 }
 
 impl Machine {
     /// Loads `code` (the method's shorty and staticness decide the calling convention).
     pub fn new(code: &IsaCode, shorty: &str, is_static: bool) -> Result<Machine, EmuError> {
+        Machine::build(code, shorty, is_static, None)
+    }
+
+    /// Loads `c`'s `code` with an invoke dispatcher: the code's calls through the invoke
+    /// trampoline are resolved through `linker` and continue in the callee's compiled code
+    /// (`crate::dispatch`).
+    pub fn linked(c: &Compiled, code: &IsaCode, linker: Rc<Linker>) -> Result<Machine, EmuError> {
+        let isa = Isa::from_name(&code.isa)
+            .ok_or_else(|| EmuError::Args(format!("{} is not emulated", code.isa)))?;
+        let d = Dispatcher::new(isa, c, code, linker, layout(isa));
+        Machine::build(code, &c.shorty, c.is_static, Some(Rc::new(RefCell::new(d))))
+    }
+
+    /// Puts the START record at `slot` (None: slot 0) for the following calls, the cursor after
+    /// it: `Some(last slot)` makes the first record wrap, through the trace point's
+    /// out-of-line half (thumb2: cursor == limit == end; arm64: cursor > limit = end - 8).
+    pub fn set_ring_start(&mut self, slot: Option<usize>) {
+        self.ring_start = slot;
+    }
+
+    /// Slots in the ring.
+    pub fn ring_slots() -> usize {
+        RING_SLOTS
+    }
+
+    /// The methods whose code is loaded: the one called first, then each callee in the order
+    /// the dispatcher first resolved it.
+    pub fn loaded_methods(&self) -> Vec<String> {
+        self.dispatcher
+            .as_ref()
+            .map(|d| d.borrow().loaded())
+            .unwrap_or_default()
+    }
+
+    fn build(
+        code: &IsaCode,
+        shorty: &str,
+        is_static: bool,
+        dispatcher: Option<Rc<RefCell<Dispatcher>>>,
+    ) -> Result<Machine, EmuError> {
         let isa = Isa::from_name(&code.isa)
             .ok_or_else(|| EmuError::Args(format!("{} is not emulated", code.isa)))?;
         if !is_static {
@@ -211,110 +325,36 @@ impl Machine {
                 u
             }
         };
-        let code_size = (code.code.len() as u64 + 0xfff) & !0xfff;
+        let linked = crate::link::link(isa, code).map_err(EmuError::Args)?;
+        let code_size = (linked.len() as u64 + 0xfff) & !0xfff;
         uc(u.mem_map(l.code, code_size, Prot::READ | Prot::EXEC))?;
-        uc(u.mem_write(l.code, &code.code))?;
+        uc(u.mem_write(l.code, &linked))?;
         uc(u.mem_map(l.ret, 0x1000, Prot::READ | Prot::EXEC))?;
         uc(u.mem_map(l.stack_lo, l.stack_size, Prot::READ | Prot::WRITE))?;
         uc(u.mem_map(l.thread, 0x2000, Prot::READ | Prot::WRITE))?;
         uc(u.mem_map(l.traps, 0x1000, Prot::READ | Prot::EXEC))?;
         let ring_bytes = (RING_SLOTS * 8) as u64;
         uc(u.mem_map(l.ring, ring_bytes, Prot::READ | Prot::WRITE))?;
-        uc(u.mem_map(l.method_page, 0x1000, Prot::READ | Prot::WRITE))?;
+        uc(u.mem_map(l.method_page, METHOD_PAGE, Prot::READ | Prot::WRITE))?;
+        if dispatcher.is_some() {
+            uc(u.mem_map(l.arena, l.arena_size, Prot::READ | Prot::EXEC))?;
+        }
 
         let ptr = match isa {
             Isa::Arm64 => 8u32,
             Isa::Thumb2 => 4,
         };
-        let (gprs, nfp) = checked(isa);
-        let limit_insns = max_insns();
-        // Trace point boundaries → index.
-        let mut starts = HashMap::new();
-        let mut ends: HashMap<u64, Vec<usize>> = HashMap::new();
-        for (i, tp) in code.trace_points.iter().enumerate() {
-            starts.insert(l.code + tp.inline.0 as u64, i);
-            ends.entry(l.code + tp.inline.1 as u64).or_default().push(i);
-        }
-        let clobbers: Vec<Vec<u8>> = code
-            .trace_points
-            .iter()
-            .map(|tp| {
-                let mut c = reserved_scratch(isa).to_vec();
-                c.extend(&tp.temps);
-                c
-            })
-            .collect();
+        let mut map = CodeMap::default();
+        map.add(isa, code, l.code);
+        let map = Rc::new(RefCell::new(map));
         let seen = Rc::new(RefCell::new(Seen::default()));
-        let hook_seen = Rc::clone(&seen);
-        let stack_end = l.stack_lo + l.stack_size;
-        let sp_reg = gpr(isa, if isa == Isa::Arm64 { 31 } else { 13 });
-        let snapshot = move |u: &Unicorn<'_, ()>| -> (Vec<u64>, Vec<u64>, u64, Vec<u8>) {
-            let g = gprs
-                .iter()
-                .map(|&r| u.reg_read(gpr(isa, r)).unwrap_or(0))
-                .collect();
-            let f = (0..nfp)
-                .map(|r| u.reg_read(fpr(isa, r)).unwrap_or(0))
-                .collect();
-            let sp = u.reg_read(sp_reg).unwrap_or(0);
-            let stack = if sp >= l.stack_lo && sp < stack_end {
-                u.mem_read_as_vec(sp, (stack_end - sp) as usize)
-                    .unwrap_or_default()
-            } else {
-                Vec::new()
-            };
-            (g, f, sp, stack)
-        };
-        let (gprs2, _) = checked(isa);
-        uc(
-            u.add_code_hook(l.code, l.code + code_size - 1, move |u, addr, _size| {
-                let mut s = hook_seen.borrow_mut();
-                s.executed += 1;
-                if s.executed > limit_insns {
-                    let _ = u.emu_stop();
-                    return;
-                }
-                if let Some(ids) = ends.get(&addr) {
-                    if let Some(pos) = s.open.iter().position(|o| ids.contains(&o.index)) {
-                        let Snapshot {
-                            index: i,
-                            gprs: g0,
-                            fprs: f0,
-                            sp: sp0,
-                            stack: st0,
-                        } = s.open.remove(pos);
-                        let (g1, f1, sp1, st1) = snapshot(u);
-                        for (k, &r) in gprs2.iter().enumerate() {
-                            if g0[k] != g1[k] && !clobbers[i].contains(&r) {
-                                s.violations.push(format!(
-                                "trace point {i}: register {r} changed {:#x} -> {:#x} (clobbers {:?})",
-                                g0[k], g1[k], clobbers[i]
-                            ));
-                            }
-                        }
-                        for k in 0..f0.len() {
-                            if f0[k] != f1[k] {
-                                s.violations.push(format!("trace point {i}: d{k} changed"));
-                            }
-                        }
-                        if sp0 != sp1 || st0 != st1 {
-                            s.violations.push(format!("trace point {i}: stack changed"));
-                        }
-                    }
-                }
-                if let Some(&i) = starts.get(&addr) {
-                    s.trace_points_run += 1;
-                    let (gprs, fprs, sp, stack) = snapshot(u);
-                    s.open.push(Snapshot {
-                        index: i,
-                        gprs,
-                        fprs,
-                        sp,
-                        stack,
-                    });
-                }
-            }),
-        )?;
+        let hook = code_hook(isa, &l, Rc::clone(&map), Rc::clone(&seen));
+        uc(u.add_code_hook(l.code, l.code + code_size - 1, hook))?;
+        if let Some(d) = &dispatcher {
+            d.borrow_mut().set_code_map(Rc::clone(&map));
+            let hook = code_hook(isa, &l, Rc::clone(&map), Rc::clone(&seen));
+            uc(u.add_code_hook(l.arena, l.arena + l.arena_size - 1, hook))?;
+        }
 
         // Quick entrypoints: each slot holds its own address in the trap page; a call lands there
         // and the hook does what the runtime function would, then returns to lr.
@@ -327,12 +367,20 @@ impl Machine {
             ))?;
         }
         let trap_seen = Rc::clone(&seen);
+        let trap_dispatcher = dispatcher.clone();
         uc(
             u.add_code_hook(l.traps, l.traps + 0xfff, move |u, addr, _| {
                 let k = ((addr - l.traps) / 4) as usize;
                 let name = names.get(k).cloned().unwrap_or_else(|| format!("#{k}"));
                 let mut s = trap_seen.borrow_mut();
                 s.entrypoints_called.push(name.clone());
+                // The invoke trampoline continues in the callee (or throws, or fails).
+                if name == "InvokeStaticTrampolineWithAccessCheck" {
+                    if let Some(d) = &trap_dispatcher {
+                        d.borrow_mut().invoke_static(u, &mut s);
+                        return;
+                    }
+                }
                 match crate::runtime::call(isa, &name, u) {
                     crate::runtime::Outcome::Returned => {
                         let lr = match isa {
@@ -364,6 +412,8 @@ impl Machine {
             seen,
             shorty: shorty.to_string(),
             ring_bytes,
+            dispatcher,
+            ring_start: None,
         })
     }
 
@@ -373,6 +423,10 @@ impl Machine {
         let shorty = self.shorty.as_str();
         let u = &mut self.u;
         *self.seen.borrow_mut() = Seen::default();
+        self.seen.borrow_mut().calls.push((true, method));
+        if let Some(d) = &self.dispatcher {
+            d.borrow_mut().set_entry_method(method);
+        }
         let seen = &self.seen;
         // A clean ring for every call.
         uc(u.mem_write(l.ring, &vec![0u8; ring_bytes as usize]))?;
@@ -395,8 +449,12 @@ impl Machine {
         field(u, thread::LIMIT, limit)?;
         field(u, thread::BEGIN, l.ring)?;
         field(u, thread::END, end)?;
-        uc(u.mem_write(l.ring, &hubble_format::slot::encode_start(0).to_le_bytes()))?;
-        field(u, thread::CURSOR, l.ring + 8)?;
+        let start_at = l.ring + 8 * self.ring_start.unwrap_or(0).min(RING_SLOTS - 1) as u64;
+        uc(u.mem_write(
+            start_at,
+            &hubble_format::slot::encode_start(0).to_le_bytes(),
+        ))?;
+        field(u, thread::CURSOR, start_at + 8)?;
 
         // Registers: a recognizable junk pattern everywhere, then the ABI's.
         let (gprs, _) = checked(isa);
@@ -458,6 +516,9 @@ impl Machine {
         }
         .unwrap_or(0);
         let executed = seen.borrow().executed;
+        if let Some(why) = seen.borrow().dispatch_error.clone() {
+            return Err(EmuError::Dispatch(why));
+        }
         if let Some(name) = seen.borrow().unsupported.clone() {
             return Err(EmuError::Args(format!(
                 "the code called the quick entrypoint p{name}, which the harness does not provide"
@@ -485,6 +546,11 @@ impl Machine {
             }
             (Isa::Thumb2, false, _) => uc(u.reg_read(RegisterARM::R0))?,
         };
+
+        if exception.is_none() {
+            // Reaching the sentinel is the return of the call the harness made.
+            seen.borrow_mut().calls.push((false, 0));
+        }
 
         // The ring, decoded as the tools decode it.
         let cursor_bytes = uc(u.mem_read_as_vec(l.thread + offs[thread::CURSOR], ptr as usize))?;
@@ -517,7 +583,100 @@ impl Machine {
             violations,
             exception,
             entrypoints_called,
+            calls: s.calls.clone(),
+            out_of_line_run: s.out_of_line_run,
         })
+    }
+}
+
+/// The hook over a code region: counts instructions (the limit stops a hang), sees the returns of
+/// dispatched frames, and checks every trace point of `map` that starts and ends.
+fn code_hook(
+    isa: Isa,
+    l: &Layout,
+    map: Rc<RefCell<CodeMap>>,
+    seen: Rc<RefCell<Seen>>,
+) -> impl FnMut(&mut Unicorn<'_, ()>, u64, u32) + 'static {
+    let (gprs, nfp) = checked(isa);
+    let limit_insns = max_insns();
+    let (stack_lo, stack_end) = (l.stack_lo, l.stack_lo + l.stack_size);
+    let sp_reg = gpr(isa, if isa == Isa::Arm64 { 31 } else { 13 });
+    let snapshot = move |u: &Unicorn<'_, ()>| -> (Vec<u64>, Vec<u64>, u64, Vec<u8>) {
+        let g = gprs
+            .iter()
+            .map(|&r| u.reg_read(gpr(isa, r)).unwrap_or(0))
+            .collect();
+        let f = (0..nfp)
+            .map(|r| u.reg_read(fpr(isa, r)).unwrap_or(0))
+            .collect();
+        let sp = u.reg_read(sp_reg).unwrap_or(0);
+        let stack = if sp >= stack_lo && sp < stack_end {
+            u.mem_read_as_vec(sp, (stack_end - sp) as usize)
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        (g, f, sp, stack)
+    };
+    let (gprs2, _) = checked(isa);
+    move |u, addr, _size| {
+        let mut s = seen.borrow_mut();
+        s.executed += 1;
+        if s.executed > limit_insns {
+            let _ = u.emu_stop();
+            return;
+        }
+        // A dispatched frame returned: its caller's return address, reached with the sp of
+        // the call (recursion reuses the address, never the sp).
+        if s.frames.last().is_some_and(|f| f.ret == addr)
+            && s.frames.last().map(|f| f.sp) == u.reg_read(sp_reg).ok()
+        {
+            s.frames.pop();
+            s.calls.push((false, 0));
+        }
+        let m = map.borrow();
+        if let Some(ids) = m.ends.get(&addr) {
+            if let Some(pos) = s.open.iter().position(|o| ids.contains(&o.index)) {
+                let Snapshot {
+                    index: i,
+                    gprs: g0,
+                    fprs: f0,
+                    sp: sp0,
+                    stack: st0,
+                } = s.open.remove(pos);
+                let (g1, f1, sp1, st1) = snapshot(u);
+                for (k, &r) in gprs2.iter().enumerate() {
+                    if g0[k] != g1[k] && !m.clobbers[i].contains(&r) {
+                        s.violations.push(format!(
+                            "trace point {i}: register {r} changed {:#x} -> {:#x} (clobbers {:?})",
+                            g0[k], g1[k], m.clobbers[i]
+                        ));
+                    }
+                }
+                for k in 0..f0.len() {
+                    if f0[k] != f1[k] {
+                        s.violations.push(format!("trace point {i}: d{k} changed"));
+                    }
+                }
+                if sp0 != sp1 || st0 != st1 {
+                    s.violations.push(format!("trace point {i}: stack changed"));
+                }
+            }
+        }
+        if let Some(&i) = m.starts.get(&addr) {
+            s.trace_points_run += 1;
+            let (gprs, fprs, sp, stack) = snapshot(u);
+            s.open.push(Snapshot {
+                index: i,
+                gprs,
+                fprs,
+                sp,
+                stack,
+            });
+        }
+        if m.out_of_line.contains_key(&addr) {
+            s.out_of_line_run += 1;
+        }
     }
 }
 

@@ -7,7 +7,9 @@
 
 pub mod abi;
 pub mod disasm;
+pub mod dispatch;
 pub mod emu;
+pub mod link;
 pub mod native;
 pub mod output;
 pub mod runtime;
@@ -225,6 +227,10 @@ pub struct Outcome {
     pub exception: Option<String>,
     /// Quick entrypoints called (emulated ISAs).
     pub entrypoints_called: Vec<String>,
+    /// What the harness itself did and saw (emulated ISAs): `(true, ArtMethod*)` for the call
+    /// it made and each invoke it dispatched, `(false, 0)` for each return it saw, in order.
+    /// Empty: one call of `method_value(isa)` (see `expected_call_tree`).
+    pub calls: Vec<(bool, u64)>,
 }
 
 /// Runs one ISA's code with `args`.
@@ -253,6 +259,12 @@ impl Runner {
 
     /// Runs `c.isas[i]` with `args`.
     pub fn run(&mut self, c: &Compiled, i: usize, args: &[Arg]) -> Result<Outcome, String> {
+        if self.machines[i].is_none() && !c.invokes.is_empty() {
+            return Err(format!(
+                "{}: {} invokes other methods; dispatch runs in unicorn only (arm64, thumb2)",
+                c.method, c.isas[i].isa
+            ));
+        }
         execute_with(c, &c.isas[i], args, self.machines[i].as_mut())
     }
 }
@@ -280,6 +292,7 @@ fn execute_with(
                 violations: r.violations,
                 exception: r.exception,
                 entrypoints_called: r.entrypoints_called,
+                calls: r.calls,
             })
         }
         "x86_64" => {
@@ -304,6 +317,7 @@ fn execute_with(
                 violations: Vec::new(),
                 exception: None,
                 entrypoints_called: Vec::new(),
+                calls: Vec::new(),
             })
         }
         other => Err(format!("no executor for {other}")),
@@ -348,15 +362,32 @@ pub fn ring_events(records: &[Record]) -> Vec<(bool, u64)> {
         .collect()
 }
 
-/// Checks one traced emulated run: the ring equals the call the harness made, slot for slot;
-/// no trace point changed what it must not. Returns the problems found.
+/// The ring events the call tree the harness itself observed must have produced: each call it
+/// made or invoke it dispatched is an entry of that method's `ArtMethod*`, each return it saw
+/// an exit, in order (a frame an exception left has no exit: see `expected_records`). A run
+/// that recorded no calls is one call of `method_value(isa)`.
+pub fn expected_call_tree(o: &Outcome) -> Vec<(bool, u64)> {
+    if o.calls.is_empty() {
+        expected_records(method_value(&o.isa), o.exception.is_some())
+    } else {
+        o.calls.clone()
+    }
+}
+
+/// Checks one traced emulated run: the ring equals the call tree the harness observed, slot
+/// for slot; no trace point changed what it must not. Returns the problems found.
 pub fn check_traced(o: &Outcome) -> Vec<String> {
     let mut problems = o.violations.clone();
-    let want = expected_records(method_value(&o.isa), o.exception.is_some());
+    let want = expected_call_tree(o);
     let got = ring_events(&o.records);
     if got != want {
+        let (calls, returns) = (
+            want.iter().filter(|e| e.0).count(),
+            want.iter().filter(|e| !e.0).count(),
+        );
         problems.push(format!(
-            "{}: ring {:x?} but the harness saw one call (entry, then exit unless it threw): {:x?}",
+            "{}: ring {:x?} but the harness made or dispatched {calls} call(s) and saw {returns} \
+             return(s) (entry per call, exit per return, unless it threw): {:x?}",
             o.isa, got, want
         ));
     }

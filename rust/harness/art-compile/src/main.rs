@@ -9,8 +9,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
+use hubble_art_compile::dispatch::Linker;
 use hubble_art_compile::{
-    canonical, check_traced, disasm, execute, format_value, parse_args, Harness,
+    canonical, check_traced, disasm, format_value, parse_args, Harness, Runner,
 };
 use hubble_format::Record;
 
@@ -69,7 +70,11 @@ fn run(cli: Cli) -> anyhow::Result<bool> {
     let ret = compiled.shorty.as_bytes()[0];
     let mut ok = true;
     let mut results = Vec::new();
-    for code in &compiled.isas {
+    // Invokes are dispatched into the callees' code, compiled on first call (src/dispatch.rs).
+    let callees = std::env::temp_dir().join(format!("art-compile-run-{}", std::process::id()));
+    let linker = std::rc::Rc::new(Linker::new(&harness, &cli.dex, !cli.no_trace, &callees));
+    let mut runner = Runner::linked(&compiled, &linker).map_err(|e| anyhow::anyhow!(e))?;
+    for (i, code) in compiled.isas.iter().enumerate() {
         println!(
             "== {} {}: {} bytes, frame {} bytes, {} trace point(s){}",
             code.isa,
@@ -84,8 +89,9 @@ fn run(cli: Cli) -> anyhow::Result<bool> {
             }
         );
         print!("{}", disasm::listing(code).map_err(|e| anyhow::anyhow!(e))?);
-        let o =
-            execute(&compiled, code, &args).map_err(|e| anyhow::anyhow!("{}: {e}", code.isa))?;
+        let o = runner.run(&compiled, i, &args);
+        let _ = std::fs::remove_dir_all(&callees);
+        let o = o.map_err(|e| anyhow::anyhow!("{}: {e}", code.isa))?;
         match &o.exception {
             Some(e) => println!("result: threw {e}"),
             None => println!("result: {}", format_value(ret, o.result)),
@@ -95,6 +101,13 @@ fn run(cli: Cli) -> anyhow::Result<bool> {
         }
         if let Some(n) = o.executed {
             println!("instructions executed: {n}");
+        }
+        if o.calls.len() > 2 {
+            println!(
+                "calls: {} (the harness dispatched {} invoke(s))",
+                o.calls.iter().filter(|c| c.0).count(),
+                o.calls.iter().filter(|c| c.0).count() - 1
+            );
         }
         {
             println!("trace ({} records):", o.records.len());

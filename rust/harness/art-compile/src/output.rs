@@ -18,6 +18,36 @@ pub struct TracePoint {
     pub temps: Vec<u8>,
 }
 
+/// One stack map of the method's CodeInfo, decoded by ART's own `CodeInfo`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PcMap {
+    /// `StackMap::GetNativePcOffset(isa)`: for a call, the offset of its return address.
+    pub native_pc: u32,
+    pub dex_pc: u32,
+    /// `StackMap::Kind`: -1 Default, 0 Catch, 1 OSR, 2 Debug.
+    pub kind: i32,
+}
+
+/// An invoke instruction of the method and the dex method_id it names (`inst.VRegB()`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Invoke {
+    pub dex_pc: u32,
+    /// The opcode's name, as ART's `Instruction::Name` spells it (`invoke-static`).
+    pub opcode: String,
+    pub method_idx: u32,
+    /// The callee's descriptor, `LFoo;->bar(II)I`.
+    pub callee: String,
+}
+
+/// A BL placeholder to a shared entrypoint thunk (`LinkerPatch::CallEntrypointPatch`) and the
+/// thunk's code (`CodeGenerator::EmitThunkCode`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThunkCall {
+    pub literal_offset: u32,
+    pub entrypoint_offset: u32,
+    pub thunk: Vec<u8>,
+}
+
 /// One ISA's compiled code.
 #[derive(Clone, Debug)]
 pub struct IsaCode {
@@ -34,6 +64,12 @@ pub struct IsaCode {
     pub stack_map: Vec<u8>,
     /// Quick entrypoints: name (ART's, without the `p`) and offset from the thread register.
     pub entrypoints: Vec<(String, u32)>,
+    /// The stack maps, in CodeInfo order (sorted by native pc, catch maps last).
+    pub pc_map: Vec<PcMap>,
+    /// Calls to entrypoint thunks the linker must place (src/link.rs).
+    pub thunk_calls: Vec<ThunkCall>,
+    /// Other linker patches: kind (`LinkerPatch::Type` as a number) and code offset.
+    pub other_patches: Vec<(i32, u32)>,
 }
 
 /// A method compiled for one or more ISAs.
@@ -46,6 +82,10 @@ pub struct Compiled {
     /// Whether the trace nodes were kept (`--no-trace` removes them).
     pub traced: bool,
     pub dex_code_units: u32,
+    /// The method's dex method index.
+    pub method_idx: Option<u32>,
+    /// Its invoke instructions, in dex pc order.
+    pub invokes: Vec<Invoke>,
     pub isas: Vec<IsaCode>,
 }
 
@@ -101,6 +141,8 @@ pub fn parse(text: &str) -> Result<Compiled, (usize, String)> {
         is_static: false,
         traced: true,
         dex_code_units: 0,
+        method_idx: None,
+        invokes: Vec::new(),
         isas: Vec::new(),
     };
     let mut cur: Option<IsaCode> = None;
@@ -130,6 +172,19 @@ pub fn parse(text: &str) -> Result<Compiled, (usize, String)> {
             "static" => c.is_static = rest == "1",
             "traced" => c.traced = rest == "1",
             "dex_code_units" => c.dex_code_units = num(rest)? as u32,
+            "method_idx" => c.method_idx = Some(num(rest)? as u32),
+            "invoke" => {
+                let f: Vec<&str> = rest.split(' ').collect();
+                if f.len() != 4 {
+                    return Err((n, format!("bad invoke line '{rest}'")));
+                }
+                c.invokes.push(Invoke {
+                    dex_pc: num(f[0])? as u32,
+                    opcode: f[1].to_string(),
+                    method_idx: num(f[2])? as u32,
+                    callee: f[3].to_string(),
+                });
+            }
             "isa" => {
                 if cur.is_some() {
                     return Err((n, "isa section not closed by 'end'".into()));
@@ -146,6 +201,9 @@ pub fn parse(text: &str) -> Result<Compiled, (usize, String)> {
                     code: Vec::new(),
                     stack_map: Vec::new(),
                     entrypoints: Vec::new(),
+                    pc_map: Vec::new(),
+                    thunk_calls: Vec::new(),
+                    other_patches: Vec::new(),
                 });
             }
             "end" => {
@@ -197,6 +255,23 @@ pub fn parse(text: &str) -> Result<Compiled, (usize, String)> {
                     "entrypoint" if f.len() == 2 => {
                         s.entrypoints.push((f[0].to_string(), num(f[1])? as u32))
                     }
+                    "pc_map" if f.len() == 3 => s.pc_map.push(PcMap {
+                        native_pc: num(f[0])? as u32,
+                        dex_pc: num(f[1])? as u32,
+                        kind: f[2]
+                            .parse()
+                            .map_err(|_| (n, format!("'{}' is not a stack map kind", f[2])))?,
+                    }),
+                    "thunk_call" if f.len() == 3 => s.thunk_calls.push(ThunkCall {
+                        literal_offset: num(f[0])? as u32,
+                        entrypoint_offset: num(f[1])? as u32,
+                        thunk: hex(f[2]).ok_or((n, "bad hex in thunk".to_string()))?,
+                    }),
+                    "linker_patch" if f.len() == 2 => s.other_patches.push((
+                        f[0].parse()
+                            .map_err(|_| (n, format!("'{}' is not a patch kind", f[0])))?,
+                        num(f[1])? as u32,
+                    )),
                     "code" => s.code = hex(rest).ok_or((n, "bad hex in code".to_string()))?,
                     "stack_map" => {
                         s.stack_map = hex(rest).ok_or((n, "bad hex in stack_map".to_string()))?
@@ -229,9 +304,9 @@ mod tests {
     use super::*;
 
     const GOOD: &str = "hubble-compile 1\nmethod LA;->f(II)I\nshorty III\nstatic 1\ntraced 1\n\
-dex_code_units 9\nisa arm64\nframe_size 16\ncore_spill_mask 0\nfp_spill_mask 0\n\
+dex_code_units 9\nmethod_idx 4\ninvoke 3 invoke-static 7 LA;->g(I)I\nisa arm64\nframe_size 16\ncore_spill_mask 0\nfp_spill_mask 0\n\
 trace_nodes_removed 0\nframe_entry 0 8\ntrace entry 3 8 20 40 60 -\ntrace exit 9 24 32 60 70 1,2,3\n\
-slow_path HubbleTraceSlowPathARM64 40 60\ncode 00ff\nstack_map 01\nend\n";
+slow_path HubbleTraceSlowPathARM64 40 60\npc_map 12 3 -1\nthunk_call 0 16 aabb\ncode 00ff\nstack_map 01\nend\n";
 
     #[test]
     fn parses_a_section() {
@@ -243,6 +318,32 @@ slow_path HubbleTraceSlowPathARM64 40 60\ncode 00ff\nstack_map 01\nend\n";
         assert!(a.trace_points[0].entry);
         assert_eq!(a.trace_points[1].temps, vec![1, 2, 3]);
         assert_eq!(a.trace_points[1].out_of_line, (60, 70));
+        assert_eq!(c.method_idx, Some(4));
+        assert_eq!(
+            a.thunk_calls,
+            vec![ThunkCall {
+                literal_offset: 0,
+                entrypoint_offset: 16,
+                thunk: vec![0xaa, 0xbb]
+            }]
+        );
+        assert_eq!(
+            c.invokes,
+            vec![Invoke {
+                dex_pc: 3,
+                opcode: "invoke-static".into(),
+                method_idx: 7,
+                callee: "LA;->g(I)I".into()
+            }]
+        );
+        assert_eq!(
+            a.pc_map,
+            vec![PcMap {
+                native_pc: 12,
+                dex_pc: 3,
+                kind: -1
+            }]
+        );
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Shared by the compiler harness's integration tests.
 #![allow(dead_code)]
+pub mod inputs;
 pub mod oracle;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,528 @@
+//! Invoke dispatch: compiled code that calls another method of its dex runs on into that
+//! method's compiled code, as on a device, so whole call trees run compiled and trace into one
+//! ring.
+//!
+//! What the patched compiler emits for `invoke-static` here: the harness has no `Runtime` and no
+//! class linker, so its one stand-in inside the compiler
+//! (`cpp/resolve-method-stand-in.patch`: `ResolveMethod` in instruction_builder.cc resolves
+//! nothing) makes `HInstructionBuilder::BuildInvoke` build an `HInvokeUnresolved`, which the
+//! inliner never inlines (inliner.cc `TryInline`) and the code generators emit through
+//! `CodeGenerator::GenerateInvokeUnresolvedRuntimeCall` (code_generator.cc): the dex method
+//! index in the first argument register (w0 / r0, `MoveConstant(GetTemp(0), index)`), the
+//! arguments where the managed calling convention puts them, and `InvokeRuntime(
+//! kQuickInvokeStaticTrampolineWithAccessCheck)`: `ldr lr, [tr, #offset]; blr lr` (arm64),
+//! `ldr lr, [r9, #offset]; blx lr` (thumb2), a stack map at the return address with the
+//! invoke's dex pc. On a device that entrypoint is `art_quick_invoke_static_trampoline_with_
+//! access_check` (runtime/arch/{arm64,arm}/quick_entrypoints_*.S, `INVOKE_TRAMPOLINE_BODY`),
+//! which calls `artInvokeStaticTrampolineWithAccessCheck` (runtime/entrypoints/quick/
+//! quick_trampoline_entrypoints.cc) and tail-calls the method it returns. `Dispatcher::
+//! invoke_static` is that trampoline and that function, step by step (each step cites its
+//! source); `Linker` is the class linker's part (`ClassLinker::ResolveMethod`) and the compiler's
+//! (the callee's code, compiled once per method by the same patched compiler).
+//!
+//! What differs from a device: see docs/compiler-harness.md ("Invoke dispatch").
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use unicorn_engine::{RegisterARM, RegisterARM64, Unicorn};
+
+use crate::emu::{self, CodeMap, Frame, Isa, Layout, Seen};
+use crate::output::{Compiled, Invoke, IsaCode, PcMap};
+use crate::{Harness, HarnessError};
+
+/// Why a method could not be resolved or compiled.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum LinkError {
+    /// The dex defines no such method (`ClassLinker::ResolveMethod` throws NoSuchMethodError).
+    #[error("{0}: no such method in the dex")]
+    NoSuchMethod(String),
+    /// The harness could not compile it (most often: it needs the class linker or a heap).
+    #[error("a callee could not be compiled ({method}: {why})")]
+    Compile { method: String, why: String },
+}
+
+/// The class linker and compiler of the harness's "runtime": resolves a descriptor to the
+/// method the dex defines and its compiled code (arm64 and thumb2), compiled once per method.
+pub struct Linker {
+    harness: Harness,
+    dex: PathBuf,
+    traced: bool,
+    dir: PathBuf,
+    methods: RefCell<HashMap<String, Result<Rc<Compiled>, LinkError>>>,
+    compiles: Cell<usize>,
+}
+
+impl Linker {
+    /// Resolves against `dex`, compiling callees traced or not (as their caller), with scratch
+    /// files in `dir`.
+    pub fn new(harness: &Harness, dex: &Path, traced: bool, dir: &Path) -> Linker {
+        Linker {
+            harness: harness.clone(),
+            dex: dex.to_path_buf(),
+            traced,
+            dir: dir.to_path_buf(),
+            methods: RefCell::new(HashMap::new()),
+            compiles: Cell::new(0),
+        }
+    }
+
+    pub fn traced(&self) -> bool {
+        self.traced
+    }
+
+    /// Methods compiled so far (each once).
+    pub fn compiles(&self) -> usize {
+        self.compiles.get()
+    }
+
+    /// The method `descriptor` names, compiled for arm64 and thumb2.
+    pub fn resolve(&self, descriptor: &str) -> Result<Rc<Compiled>, LinkError> {
+        if let Some(r) = self.methods.borrow().get(descriptor) {
+            return r.clone();
+        }
+        let n = self.compiles.get() + 1;
+        self.compiles.set(n);
+        std::fs::create_dir_all(&self.dir).map_err(|e| LinkError::Compile {
+            method: descriptor.to_string(),
+            why: e.to_string(),
+        })?;
+        let out = self.dir.join(format!(
+            "callee-{n}-{}.txt",
+            if self.traced { "t" } else { "u" }
+        ));
+        let r = match self
+            .harness
+            .compile(&self.dex, descriptor, "arm64,thumb2", self.traced, &out)
+        {
+            Ok(c) => Ok(Rc::new(c)),
+            Err(HarnessError::Compile { stderr, .. }) if stderr.contains(": no method ") => {
+                Err(LinkError::NoSuchMethod(descriptor.to_string()))
+            }
+            Err(e) => Err(LinkError::Compile {
+                method: descriptor.to_string(),
+                why: e.to_string(),
+            }),
+        };
+        let _ = std::fs::remove_file(&out);
+        self.methods
+            .borrow_mut()
+            .insert(descriptor.to_string(), r.clone());
+        r
+    }
+}
+
+/// A method whose code is loaded in the machine.
+struct Loaded {
+    descriptor: String,
+    /// Code start (thumb bit clear) and length.
+    start: u64,
+    len: u64,
+    pc_map: Vec<PcMap>,
+    invokes: Vec<Invoke>,
+}
+
+/// Distance between the `ArtMethod*` values the harness gives the loaded methods.
+const ART_METHOD_STRIDE: u64 = 0x40;
+
+/// `StackMap::Kind` values (runtime/stack_map.h).
+const KIND_DEFAULT: i32 = -1;
+const KIND_CATCH: i32 = 0;
+const KIND_OSR: i32 = 1;
+
+/// How a dispatch failed.
+#[derive(Debug)]
+enum Failure {
+    /// A Java exception (DELIVER_PENDING_EXCEPTION: the run stops there).
+    Threw(String),
+    /// Something the runtime would abort on, or the harness cannot do.
+    Error(String),
+}
+
+/// One machine's dispatcher: the methods loaded into its code arena, by `ArtMethod*`.
+pub(crate) struct Dispatcher {
+    isa: Isa,
+    linker: Rc<Linker>,
+    methods: Vec<Loaded>,
+    by_descriptor: HashMap<String, usize>,
+    arena_next: u64,
+    arena_end: u64,
+    map: Option<Rc<RefCell<CodeMap>>>,
+    /// The `ArtMethod*` of the method the harness calls (methods[0]); callee k gets
+    /// `entry_method + k * ART_METHOD_STRIDE`.
+    entry_method: u64,
+}
+
+impl Dispatcher {
+    pub(crate) fn new(
+        isa: Isa,
+        c: &Compiled,
+        code: &IsaCode,
+        linker: Rc<Linker>,
+        l: Layout,
+    ) -> Dispatcher {
+        let mut by_descriptor = HashMap::new();
+        by_descriptor.insert(c.method.clone(), 0);
+        Dispatcher {
+            isa,
+            linker,
+            methods: vec![Loaded {
+                descriptor: c.method.clone(),
+                start: l.code,
+                len: code.code.len() as u64,
+                pc_map: code.pc_map.clone(),
+                invokes: c.invokes.clone(),
+            }],
+            by_descriptor,
+            arena_next: l.arena,
+            arena_end: l.arena + l.arena_size,
+            map: None,
+            entry_method: crate::method_value(&code.isa),
+        }
+    }
+
+    pub(crate) fn set_code_map(&mut self, map: Rc<RefCell<CodeMap>>) {
+        self.map = Some(map);
+    }
+
+    pub(crate) fn set_entry_method(&mut self, method: u64) {
+        self.entry_method = method;
+    }
+
+    fn art_method(&self, k: usize) -> u64 {
+        self.entry_method + k as u64 * ART_METHOD_STRIDE
+    }
+
+    /// `ArtMethod::GetEntryPointFromQuickCompiledCode` of loaded method k: its code, with the
+    /// thumb bit on arm (the entry point of Thumb-2 code is odd).
+    fn entry_point(&self, k: usize) -> u64 {
+        self.methods[k].start | u64::from(self.isa == Isa::Thumb2)
+    }
+
+    /// Descriptors of the loaded methods, in load order (the method called first).
+    pub(crate) fn loaded(&self) -> Vec<String> {
+        self.methods.iter().map(|m| m.descriptor.clone()).collect()
+    }
+
+    /// The compiled code called `pInvokeStaticTrampolineWithAccessCheck`: do what
+    /// `art_quick_invoke_static_trampoline_with_access_check` does, and record the dispatch.
+    pub(crate) fn invoke_static(&mut self, u: &mut Unicorn<'_, ()>, s: &mut Seen) {
+        match self.trampoline(u) {
+            Ok(frame) => {
+                s.calls.push((true, frame.1));
+                s.frames.push(frame.0);
+            }
+            Err(Failure::Threw(e)) => {
+                s.exception = Some(e);
+                let _ = u.emu_stop();
+            }
+            Err(Failure::Error(why)) => {
+                s.dispatch_error = Some(why);
+                let _ = u.emu_stop();
+            }
+        }
+    }
+
+    /// INVOKE_TRAMPOLINE_BODY (quick_entrypoints_arm64.S / quick_entrypoints_arm.S), line by
+    /// line; returns the frame it entered and the callee's `ArtMethod*`.
+    fn trampoline(&mut self, u: &mut Unicorn<'_, ()>) -> Result<(Frame, u64), Failure> {
+        let isa = self.isa;
+        let reg = |u: &Unicorn<'_, ()>, r: i32| u.reg_read(r).unwrap_or(0);
+        let (r0, sp_reg, lr_reg) = match isa {
+            Isa::Arm64 => (
+                RegisterARM64::X0 as i32,
+                RegisterARM64::SP as i32,
+                RegisterARM64::X30 as i32,
+            ),
+            Isa::Thumb2 => (
+                RegisterARM::R0 as i32,
+                RegisterARM::SP as i32,
+                RegisterARM::LR as i32,
+            ),
+        };
+        // SETUP_SAVE_REFS_AND_ARGS_FRAME: saves the argument registers (arm64 x1-x7, d0-d7;
+        // arm r1-r3, s0-s15), the callee saves and lr; `mov x2, xSELF` / `mov r2, rSELF`;
+        // `mov x3, sp` / `mov r3, sp`; `bl artInvokeStaticTrampolineWithAccessCheck`
+        // (method_idx = w0/r0, this = x1/r1, ignored for static: artInvokeCommon<kStatic> gets
+        // nullptr).
+        let method_idx = reg(u, r0) as u32;
+        let caller_sp = reg(u, sp_reg);
+        let caller_pc = reg(u, lr_reg);
+        let (method, code) = self.art_invoke_common(u, method_idx, caller_sp, caller_pc)?;
+        // `mov xIP0, x1` / `mov r12, r1`: the code; RESTORE_SAVE_REFS_AND_ARGS_FRAME restores
+        // the arguments, callee saves and lr (unchanged here: the double pushed nothing);
+        // what the C++ call may have changed and the frame does not restore is overwritten
+        // with junk, so compiled code relying on it fails (arm64: x8-x15, x17 (IP1), d16-d31;
+        // arm: d16-d31); REFRESH_MARKING_REGISTER (x20 = Thread::is_gc_marking: 0, untouched);
+        // `cbz x0, 1f` (x0 non-null: dispatched); `br xIP0` / `bx r12`, with x0/r0 = the
+        // callee's ArtMethod* (the trampoline's return value's low word).
+        match isa {
+            Isa::Arm64 => {
+                for n in (8..=15).chain([17]) {
+                    let _ = u.reg_write(emu::gpr(isa, n), 0x0bad_ca11_0000 + u64::from(n));
+                }
+                for n in 16..32 {
+                    let _ = u.reg_write(RegisterARM64::D0 as i32 + n, 0x7ff4_dead_0000_0000);
+                }
+                let _ = u.reg_write(RegisterARM64::X16, code);
+                let _ = u.reg_write(RegisterARM64::X0, method);
+                let _ = u.reg_write(RegisterARM64::PC, code);
+            }
+            Isa::Thumb2 => {
+                for n in 16..32 {
+                    let _ = u.reg_write(RegisterARM::D0 as i32 + n, 0x7ff4_dead_0000_0000);
+                }
+                let _ = u.reg_write(RegisterARM::R12, code);
+                let _ = u.reg_write(RegisterARM::R0, method);
+                let _ = u.reg_write(RegisterARM::PC, code);
+            }
+        }
+        Ok((
+            Frame {
+                ret: caller_pc & !1,
+                sp: caller_sp,
+            },
+            method,
+        ))
+    }
+
+    /// artInvokeStaticTrampolineWithAccessCheck → artInvokeCommon<kStatic>
+    /// (quick_trampoline_entrypoints.cc): returns (method, code), as GetTwoWordSuccessValue.
+    fn art_invoke_common(
+        &mut self,
+        u: &mut Unicorn<'_, ()>,
+        method_idx: u32,
+        caller_sp: u64,
+        caller_pc: u64,
+    ) -> Result<(u64, u64), Failure> {
+        // QuickArgumentVisitor::GetCallingMethodAndDexPc(sp, &dex_pc)
+        //   → GetCalleeSaveMethodCallerAndDexPc (entrypoint_utils.cc):
+        // DoGetCalleeSaveMethodOuterCallerAndPc: caller_sp = sp + callee_frame_size
+        // (FRAME_SIZE_SAVE_REFS_AND_ARGS, 224 on arm64, 112 on arm: the double pushed no frame,
+        // so that is sp at the call); caller_pc = the return pc the frame saved (lr at the
+        // call); outer_method = *caller_sp.
+        let ptr = match self.isa {
+            Isa::Arm64 => 8,
+            Isa::Thumb2 => 4,
+        };
+        let mut buf = [0u8; 8];
+        u.mem_read(caller_sp, &mut buf[..ptr]).map_err(|e| {
+            Failure::Error(format!(
+                "the caller's frame at sp {caller_sp:#x} is unreadable: {e:?}"
+            ))
+        })?;
+        let outer_method = u64::from_le_bytes(buf);
+        // DoGetCalleeSaveMethodCallerAndDexPc: current_code =
+        // outer_method->GetOatQuickMethodHeader(caller_pc), which must hold caller_pc.
+        let caller = (0..self.methods.len())
+            .find(|&k| self.art_method(k) == outer_method)
+            .ok_or_else(|| {
+                Failure::Error(format!(
+                    "the caller's frame holds {outer_method:#x} at [sp], not the ArtMethod* \
+                     of a method the harness called or dispatched"
+                ))
+            })?;
+        let m = &self.methods[caller];
+        let pc = caller_pc & !1;
+        if pc < m.start || pc > m.start + m.len {
+            return Err(Failure::Error(format!(
+                "return pc {caller_pc:#x} is outside {}'s code ({:#x}+{:#x}): \
+                 GetOatQuickMethodHeader finds no code for it",
+                m.descriptor, m.start, m.len
+            )));
+        }
+        // current_code->IsOptimized() and no inline info (unresolved invokes are never
+        // inlined, and nothing else is here): `*dex_pc = current_code->ToDexPc(caller_sp,
+        // caller_pc)` (oat_quick_method_header.cc): sought_offset = pc - GetEntryPoint()
+        // (both with the thumb bit on arm), then CodeInfo::GetStackMapForNativePcOffset.
+        let sought_offset = caller_pc - self.entry_point(caller);
+        let dex_pc =
+            stack_map_for_native_pc_offset(&m.pc_map, sought_offset as u32).ok_or_else(|| {
+                Failure::Error(format!(
+                    "Failed to find Dex offset for PC offset {sought_offset:#x} in {} \
+                     (ToDexPc's LOG(FATAL))",
+                    m.descriptor
+                ))
+            })?;
+        // CodeItemInstructionAccessor accessor(caller_method->DexInstructions());
+        // const Instruction& instr = accessor.InstructionAt(dex_pc);
+        let instr = m
+            .invokes
+            .iter()
+            .find(|i| i.dex_pc == dex_pc)
+            .ok_or_else(|| {
+                Failure::Error(format!(
+                    "dex pc {dex_pc} of {} is not an invoke instruction",
+                    m.descriptor
+                ))
+            })?
+            .clone();
+        if instr.opcode != "invoke-static" && instr.opcode != "invoke-static/range" {
+            return Err(Failure::Error(format!(
+                "the static invoke trampoline was called for {} at dex pc {dex_pc}",
+                instr.opcode
+            )));
+        }
+        // The method_idx argument only gives the shorty for RememberForGcArgumentVisitor; the
+        // code generator passes the instruction's own index (GenerateInvokeUnresolvedRuntimeCall:
+        // invoke->GetMethodReference().index), so the two must agree.
+        if method_idx != instr.method_idx {
+            return Err(Failure::Error(format!(
+                "the code passed method index {method_idx}, the invoke at dex pc {dex_pc} names \
+                 {}",
+                instr.method_idx
+            )));
+        }
+        // FindMethodToCall<kStatic>(self, caller_method, &this_object, instr, ...)
+        // (entrypoint_utils-inl.h): the thread's interpreter cache is empty here, so
+        // NterpGetMethod → ClassLinker::ResolveMethod<kCheckICCEAndIAE>(inst.VRegB(), caller,
+        // kStatic): the Linker; a failure is a pending exception (GetTwoWordFailureValue, then
+        // DELIVER_PENDING_EXCEPTION).
+        let callee = match self.linker.resolve(&instr.callee) {
+            Ok(c) => c,
+            Err(LinkError::NoSuchMethod(_)) => {
+                return Err(Failure::Threw("java.lang.NoSuchMethodError".into()))
+            }
+            Err(e) => return Err(Failure::Error(e.to_string())),
+        };
+        // CheckIncompatibleClassChange(kStatic): a static invoke of an instance method.
+        if !callee.is_static {
+            return Err(Failure::Threw(
+                "java.lang.IncompatibleClassChangeError".into(),
+            ));
+        }
+        let k = self.load(u, &callee)?;
+        // const void* code = method->GetEntryPointFromQuickCompiledCode();
+        // return GetTwoWordSuccessValue(code, method);
+        Ok((self.art_method(k), self.entry_point(k)))
+    }
+
+    /// The callee's compiled code in the arena (once per machine), its trace points registered.
+    fn load(&mut self, u: &mut Unicorn<'_, ()>, c: &Compiled) -> Result<usize, Failure> {
+        if let Some(&k) = self.by_descriptor.get(&c.method) {
+            return Ok(k);
+        }
+        let isa_name = match self.isa {
+            Isa::Arm64 => "arm64",
+            Isa::Thumb2 => "thumb2",
+        };
+        let code = c.isa(isa_name).ok_or_else(|| {
+            Failure::Error(format!("{} was not compiled for {isa_name}", c.method))
+        })?;
+        let linked = crate::link::link(self.isa, code)
+            .map_err(|e| Failure::Error(format!("linking {}: {e}", c.method)))?;
+        let k = self.methods.len();
+        if (k as u64 + 1) * ART_METHOD_STRIDE + (self.entry_method & 0xffff) > 0x1_0000 {
+            return Err(Failure::Error(
+                "too many methods for the ArtMethod page".into(),
+            ));
+        }
+        // ART aligns method code to 16 bytes (arm64) and 8 (thumb2); 64 is both.
+        let start = (self.arena_next + 63) & !63;
+        let len = code.code.len() as u64;
+        if start + linked.len() as u64 > self.arena_end {
+            return Err(Failure::Error("the code arena is full".into()));
+        }
+        u.mem_write(start, &linked)
+            .map_err(|e| Failure::Error(format!("loading {}: {e:?}", c.method)))?;
+        self.arena_next = start + linked.len() as u64;
+        self.methods.push(Loaded {
+            descriptor: c.method.clone(),
+            start,
+            len,
+            pc_map: code.pc_map.clone(),
+            invokes: c.invokes.clone(),
+        });
+        self.by_descriptor.insert(c.method.clone(), k);
+        if let Some(map) = &self.map {
+            map.borrow_mut().add(self.isa, code, start);
+        }
+        Ok(k)
+    }
+}
+
+/// CodeInfo::GetStackMapForNativePcOffset (runtime/stack_map.cc): the first Default or OSR
+/// stack map at `pc` (catch stack maps are stored at the end and never match a call's pc);
+/// its dex pc.
+fn stack_map_for_native_pc_offset(maps: &[PcMap], pc: u32) -> Option<u32> {
+    // std::partition_point over the maps whose pc is below and that are not catch maps.
+    let start = maps.partition_point(|m| m.native_pc < pc && m.kind != KIND_CATCH);
+    maps[start..]
+        .iter()
+        .take_while(|m| m.native_pc == pc)
+        .find(|m| m.kind == KIND_DEFAULT || m.kind == KIND_OSR)
+        .map(|m| m.dex_pc)
+}
+
+impl crate::Runner {
+    /// A runner whose arm64 and thumb2 machines dispatch the code's invokes through `linker`
+    /// (which must compile traced code iff `c` is traced). x86_64 code that invokes is not run
+    /// (no native dispatch yet): `run` says so.
+    pub fn linked(c: &Compiled, linker: &Rc<Linker>) -> Result<crate::Runner, String> {
+        if linker.traced() != c.traced {
+            return Err(format!(
+                "{}: the linker compiles {} callees for {} code",
+                c.method,
+                if linker.traced() {
+                    "traced"
+                } else {
+                    "untraced"
+                },
+                if c.traced { "traced" } else { "untraced" }
+            ));
+        }
+        let mut machines = Vec::new();
+        for code in &c.isas {
+            machines.push(match code.isa.as_str() {
+                "arm64" | "thumb2" => Some(
+                    emu::Machine::linked(c, code, Rc::clone(linker)).map_err(|e| e.to_string())?,
+                ),
+                _ => None,
+            });
+        }
+        Ok(crate::Runner { machines })
+    }
+
+    /// The emulated machine of `c.isas[i]`, if any (to set its ring up, or read what it loaded).
+    pub fn machine(&mut self, i: usize) -> Option<&mut emu::Machine> {
+        self.machines[i].as_mut()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(native_pc: u32, dex_pc: u32, kind: i32) -> PcMap {
+        PcMap {
+            native_pc,
+            dex_pc,
+            kind,
+        }
+    }
+
+    #[test]
+    fn stack_map_lookup_follows_code_info() {
+        // The frame entry's stack overflow check (dex pc 0), two calls, a catch map at the end
+        // with a pc a call shares (skipped), a debug map at a call's pc (skipped).
+        let maps = [
+            map(4, 0, KIND_DEFAULT),
+            map(40, 3, KIND_DEBUG),
+            map(40, 3, KIND_DEFAULT),
+            map(88, 9, KIND_DEFAULT),
+            map(40, 12, KIND_CATCH),
+        ];
+        assert_eq!(stack_map_for_native_pc_offset(&maps, 40), Some(3));
+        assert_eq!(stack_map_for_native_pc_offset(&maps, 88), Some(9));
+        assert_eq!(stack_map_for_native_pc_offset(&maps, 4), Some(0));
+        assert_eq!(stack_map_for_native_pc_offset(&maps, 44), None);
+        assert_eq!(
+            stack_map_for_native_pc_offset(&[map(8, 1, KIND_CATCH)], 8),
+            None
+        );
+    }
+
+    const KIND_DEBUG: i32 = 2;
+}

@@ -10,7 +10,8 @@ with its own Blueprint parser and checks what bpfmt cannot:
   * every source path and glob names files that exist in the repository;
   * each Rust module's crate_name matches its Cargo crate, every (non-optional) Cargo
     dependency of that crate appears in the module's rustlibs under its AOSP name, and the
-    crate's default Cargo features are listed in `features` (Soong enables none by itself);
+    crate's default Cargo features are listed in `features` (Soong enables none by itself)
+    unless its Cargo.toml leaves them off on purpose ([package.metadata.aosp] omit-features);
   * the cxx bridge genrules read the file that holds the runtime crate's #[cxx::bridge], and
     an ART file that includes a generated *.rs.h header uses the path the genrule writes;
   * names the ART patches add to art/runtime/Android.bp that look like ours are defined here.
@@ -283,7 +284,9 @@ def cargo_deps(cargo_toml):
     pkg = data.get("package", {}).get("name", "")
     lib_name = data.get("lib", {}).get("name", pkg.replace("-", "_"))
     bins = [b.get("name") for b in data.get("bin", [])]
-    return deps, lib_name, bins, build_script, data.get("features", {}).get("default", [])
+    omitted = data.get("package", {}).get("metadata", {}).get("aosp", {}).get("omit-features", [])
+    defaults = [f for f in data.get("features", {}).get("default", []) if f not in omitted]
+    return deps, lib_name, bins, build_script, defaults, omitted
 
 
 NOTES = []
@@ -365,7 +368,10 @@ def check(root, bp_path, known_path):
             if not os.path.exists(cargo):
                 problems.append(f"{where}: no Cargo.toml at {crate_dir}")
                 continue
-            deps, lib_name, bins, build_script, defaults = cargo_deps(cargo)
+            deps, lib_name, bins, build_script, defaults, omitted = cargo_deps(cargo)
+            for feat in omitted:
+                NOTES.append(f"{name}: {crate_dir}/Cargo.toml's default feature '{feat}' is left "
+                             f"off on purpose ([package.metadata.aosp] omit-features)")
             features = set(flat_strings(walk_props(m, "features")))
             for feat in defaults:
                 if feat not in features:
@@ -405,7 +411,7 @@ def check(root, bp_path, known_path):
                 with open(full, encoding="utf-8") as f:
                     if re.search(r"#\[cxx::bridge", f.read()):
                         bridge_files.append(os.path.relpath(full, root))
-    runtime_deps, _, _, _, _ = cargo_deps(os.path.join(root, "rust", "runtime", "Cargo.toml"))
+    runtime_deps, _, _, _, _, _ = cargo_deps(os.path.join(root, "rust", "runtime", "Cargo.toml"))
     if not bridge_rules:
         problems.append("no cxxbridge genrule")
     headers = set()

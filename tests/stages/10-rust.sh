@@ -5,4 +5,6 @@ source "$(dirname "$0")/../../scripts/lib/common.sh"
 cd "$HUBBLE_ROOT/rust"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
+# hubble as AOSP's Soong modules build it (Android.bp): without the default `parquet` feature.
+cargo clippy -p hubble-cli --bin hubble --no-default-features --locked -- -D warnings
 cargo test --workspace --locked

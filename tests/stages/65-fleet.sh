@@ -27,7 +27,7 @@ fi
 command -v java >/dev/null || hubble_die "no java for Spark (scripts/deps/aosp.apt installs default-jdk-headless)"
 
 (cd rust && nice -n 10 cargo build --locked --release -p hubble-cli --bin hubble -p hubble-main-job --bin fleet-gen)
-hubble_build_fleet_engine
+hubble_build_fleet_engine engine-ci
 HUBBLE="$HUBBLE_ROOT/rust/target/release/hubble"
 GEN="$HUBBLE_ROOT/rust/target/release/fleet-gen"
 WORK="$(mktemp -d)"

@@ -8,6 +8,10 @@ mod fleet;
 mod info;
 mod input;
 mod output;
+#[cfg(feature = "parquet")]
+mod parquet;
+#[cfg(not(feature = "parquet"))]
+#[path = "parquet_absent.rs"]
 mod parquet;
 mod peers_input;
 

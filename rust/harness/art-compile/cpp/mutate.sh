@@ -6,6 +6,8 @@
 #   mutate.sh noexit  IN OUT   an exit trace point always branches past its store
 #   mutate.sh clobber-t32 IN OUT  (trace_point_arm_vixl.cc) every trace point first writes the
 #                              lowest of r1-r3, r5-r7 that is not one of its temps
+#   mutate.sh noexit-x86_64 IN OUT  (trace_point_x86_64.cc) an exit trace point always jumps
+#                              past its store
 set -eu
 kind="$1" in="$2" out="$3"
 case "$kind" in
@@ -15,6 +17,8 @@ case "$kind" in
     sed '/^void EmitTracePointArm64(/,/^}/ s|^    masm->cbz(cursor, &labels->done);$|    if (kind == TraceKind::kExit) { masm->b(\&labels->done); } else { masm->cbz(cursor, \&labels->done); }  // HUBBLE MUTANT: drops exits|' "$in" > "$out.tmp" ;;
   clobber-t32)
     sed '/^void EmitTracePointArmVIXL(/,/^}/ s|^  VIXL_ASSERT(tp.offsets.limit == tp.offsets.cursor + 4);$|&\n  for (vixl::aarch32::Register r : {vixl::aarch32::r1, vixl::aarch32::r2, vixl::aarch32::r3, vixl::aarch32::r5, vixl::aarch32::r6, vixl::aarch32::r7}) { if (!r.Is(tp.cursor) \&\& !r.Is(tp.lo) \&\& !r.Is(tp.hi)) { masm->Mov(r, 0x5a5a); break; } }  // HUBBLE MUTANT: clobbers a register it does not own|' "$in" > "$out.tmp" ;;
+  noexit-x86_64)
+    sed '/^void EmitTracePointX86_64(/,/^}/ s|^  assembler->j(x86_64::kEqual, \&off);$|  if (kind == TraceKind::kExit) { assembler->jmp(\&off); } else { assembler->j(x86_64::kEqual, \&off); }  // HUBBLE MUTANT: drops exits|' "$in" > "$out.tmp" ;;
   *) echo "mutate.sh: unknown mutant '$kind'" >&2; exit 2 ;;
 esac
 # A mutant that did not apply would test nothing: refuse it.

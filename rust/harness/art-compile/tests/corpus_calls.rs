@@ -191,6 +191,13 @@ fn call_trees_run_compiled_and_the_ring_equals_the_dispatches() {
                     );
                     runs += 1;
                     if code.isa == "x86_64" {
+                        // Natively: no dispatch, so one call; its ring is still checked.
+                        if compiled.traced {
+                            let problems = check_traced(&o);
+                            assert!(problems.is_empty(), "{what}: {problems:#?}");
+                        } else {
+                            assert!(o.records.is_empty(), "{what}: untraced code wrote the ring");
+                        }
                         continue;
                     }
                     // The call tree the harness observed against the Java program's.

@@ -6,7 +6,9 @@
 //!   noexit:  exits branch past their store (the ring no longer equals the call the harness
 //!            made);
 //!   clobber-t32: the thumb2 emitter writes a low register that is none of the temps the
-//!            register allocator gave the node (r1 in sumLoop's entry, its first argument).
+//!            register allocator gave the node (r1 in sumLoop's entry, its first argument);
+//!   noexit-x86_64: the x86_64 emitter's exits jump past their store (run natively: the ring
+//!            the child sends back no longer equals the call).
 mod common;
 
 use common::{corpus_dex, harness_or_skip};
@@ -40,7 +42,7 @@ fn dir(name: &str) -> std::path::PathBuf {
 #[ignore = "needs scripts/art-build --compiler: run by tests/stages/32-art-compiler.sh"]
 fn real_emitter_passes_and_both_mutants_are_caught() {
     let Some(h) = harness_or_skip() else { return };
-    for isa in ["arm64", "thumb2"] {
+    for isa in ["arm64", "thumb2", "x86_64"] {
         let ok = problems(&h, &dir(&format!("real-{isa}")), isa);
         assert!(ok.is_empty(), "the real {isa} emitter fails: {ok:?}");
     }
@@ -73,17 +75,29 @@ fn real_emitter_passes_and_both_mutants_are_caught() {
         t32.iter().any(|p| p.contains("register 1 changed")),
         "the thumb2 clobbering mutant was not caught by the register check: {t32:?}"
     );
+    let x86 = problems(
+        &h.mutant("noexit-x86_64").expect("mutant"),
+        &dir("noexit-x86_64"),
+        "x86_64",
+    );
+    assert!(
+        x86.iter().any(|p| p.contains("ring")),
+        "the x86_64 exit-dropping mutant was not caught by the ring check: {x86:?}"
+    );
     for name in [
         "real-arm64",
         "real-thumb2",
+        "real-x86_64",
         "clobber",
         "noexit",
         "clobber-t32",
+        "noexit-x86_64",
     ] {
         let d = std::env::temp_dir().join(format!("hubble-mutants-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(d);
     }
     eprintln!(
-        "mutants caught:\n  clobber: {clobber:?}\n  noexit: {noexit:?}\n  clobber-t32: {t32:?}"
+        "mutants caught:\n  clobber: {clobber:?}\n  noexit: {noexit:?}\n  clobber-t32: {t32:?}\n  \
+         noexit-x86_64: {x86:?}"
     );
 }

@@ -75,7 +75,26 @@ art_mount() {  # art_mount SRC DEST-IN-ROOT [--bind|-t proc]
   if ! mountpoint -q "$dest"; then
     hubble_as_root mount "$@" "$src" "$dest"
     ART_MOUNTS+=("$dest")
+  elif [ "${1:-}" = --bind ] && [ "$(stat -c %d:%i "$src")" != "$(stat -c %d:%i "$dest")" ]; then
+    # Another tree is mounted where ours goes (a killed run's leftover, or a checkout with another
+    # HUBBLE_CACHE sharing this build root): compiling there would compile that tree, silently.
+    hubble_die "$dest is a mount of another tree, not $src (another checkout sharing the build root $ART_BUILDROOT, or a killed run: umount $dest)"
   fi
+}
+
+# The build root's mount points (/hubble/...) are the same for every cache that shares the root
+# (HUBBLE_ART_BUILDROOT): one user at a time, held until the process exits. Taken after the
+# cache's own tree lock (art_lock), never before one, so two runs cannot wait on each other;
+# a child of the holder (art-build running another script) inherits it through the environment.
+art_lock_root() {
+  [ "${HUBBLE_BUILDROOT_LOCKED:-}" = "$ART_BUILDROOT" ] && return 0
+  local fd
+  exec {fd}>"$ART_BUILDROOT.lock"
+  if ! flock -n "$fd"; then
+    hubble_log "waiting for another run using the build root $ART_BUILDROOT ($ART_BUILDROOT.lock)"
+    flock "$fd"
+  fi
+  export HUBBLE_BUILDROOT_LOCKED="$ART_BUILDROOT"
 }
 art_umount_all() {
   local i
@@ -136,6 +155,7 @@ art_safe_rm() {
 # Mount /proc, a private /dev, the work tree and the Rust target dir into the build root. The
 # caller must `trap art_umount_all EXIT`.
 art_mount_all() {
+  art_lock_root
   art_mount proc /proc -t proc
   art_mount_dev
   if [ -d "$ART_WORK" ]; then art_mount "$ART_WORK" "$ART_IN_ROOT" --bind; fi

@@ -27,7 +27,14 @@ mkdir -p "$WORK/log"
 t() {
   local name="$1"; shift
   local log="$WORK/log/${name//[^A-Za-z0-9_.-]/_}"
-  if ( set -euo pipefail; "$@" ) >"$log" 2>&1; then
+  # Not in an `if` or `||`: there bash ignores errexit in the subshell too (even with set -e in
+  # it), and a failed assertion in the middle of a test would not fail it.
+  local t_rc
+  set +e
+  ( set -euo pipefail; "$@" ) >"$log" 2>&1
+  t_rc=$?
+  set -e
+  if [ "$t_rc" -eq 0 ]; then
     passed=$((passed + 1)); printf '  ok    %s\n' "$name"
   else
     failed=$((failed + 1)); failures+=("$name"); printf '  FAIL  %s\n' "$name"
@@ -664,8 +671,11 @@ fn hubble_sample_attached(_tid: u32) {}
 EOF2
   expect_ok tests/aosp/run-cxxbridge-genrules.sh --root "$root" "$WORK/gen-sample"
   contains "$out" "ran 2 cxxbridge genrule(s)"
-  grep -q 'hubble_sample_pretty_method' "$WORK/gen-sample/hubble/runtime_bridge.rs.h" || fail "header lacks the C++ callee"
+  # cxx's header declares the Rust functions for ART to call; the C++ callees are declared by
+  # the header the bridge includes (hubble_bridge.h) and called from the generated source.
+  grep -q 'void hubble_sample_attached(' "$WORK/gen-sample/hubble/runtime_bridge.rs.h" || fail "header lacks the Rust function"
   grep -q 'hubble_sample_attached' "$WORK/gen-sample/hubble/runtime_bridge.rs.cc" || fail "source lacks the Rust shim"
+  grep -q '::hubble::hubble_sample_pretty_method' "$WORK/gen-sample/hubble/runtime_bridge.rs.cc" || fail "source does not call the C++ callee"
   grep -q '#include "hubble/hubble_bridge.h"' "$WORK/gen-sample/hubble/runtime_bridge.rs.cc" || fail "source does not include the bridge's C++ header"
 }
 t "cxxbridge genrules: Android.bp's commands on a sample bridge" genrules_sample
@@ -712,6 +722,28 @@ bench_driver() {
   contains "$out" "HubbleBench.apk: pass --apk"
 }
 t "run-bench: install, enable, instrument per mode/work; table from its output" bench_driver
+
+# ------------------------------------------------------------------------ the ART build root
+hubble_log "build root sharing"
+# Two caches sharing one build root (HUBBLE_ART_BUILDROOT) mount their trees at the same
+# /hubble/... paths: a run must wait for the other, and never compile a tree mounted by another.
+buildroot_sharing() {
+  local br="$WORK/br"
+  local libs="source '$HUBBLE_ROOT/scripts/lib/common.sh'; source '$HUBBLE_ROOT/scripts/lib/art.sh'"
+  mkdir -p "$br/root" "$br/a" "$br/b"
+  expect_fail env HUBBLE_ART_BUILDROOT="$br/root" bash -c "$libs; trap art_umount_all EXIT
+    art_lock_root; art_mount '$br/a' /hubble/x --bind; art_mount '$br/a' /hubble/x --bind
+    art_mount '$br/b' /hubble/x --bind"
+  contains "$out" "is a mount of another tree, not $br/b"
+  ! mountpoint -q "$br/root/hubble/x" || fail "the mount outlived its run"
+  env HUBBLE_ART_BUILDROOT="$br/root" bash -c "$libs; art_lock_root; touch '$br/held'; sleep 2" &
+  while [ ! -e "$br/held" ]; do sleep 0.1; done
+  expect_ok env HUBBLE_ART_BUILDROOT="$br/root" bash -c "$libs; art_lock_root; echo got it"
+  wait
+  contains "$out" "waiting for another run using the build root $br/root"
+  contains "$out" "got it"
+}
+t "art build root: a tree mounted by another run is refused, runs on one root wait" buildroot_sharing
 
 echo
 if [ "$failed" -gt 0 ]; then

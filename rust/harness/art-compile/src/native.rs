@@ -251,12 +251,19 @@ unsafe fn child(call: &Call<'_>, out: i32) -> ! {
     for _ in 0..iterations {
         // SAFETY: calls the compiled method with ART's managed ABI; the stack is realigned to
         // 16 bytes around the call and restored through rbp (callee-saved in ART's x86_64 ABI
-        // too).
+        // too). Below the return address the caller owns an area for the callee's ArtMethod*
+        // slot and its arguments, which compiled code spills incoming arguments into
+        // ([rsp + frame + 16] and up): art_quick_invoke_stub
+        // (runtime/arch/x86_64/quick_entrypoints_x86_64.S) reserves it before its call, and so
+        // does this (256 bytes: the ArtMethod* slot and 13 register arguments need 112).
+        // Without it the callee overwrote this function's own stack (LPressure;->live30's
+        // spills hung the release-built benchmark's loop).
         unsafe {
             std::arch::asm!(
                 "push rbp",
                 "mov rbp, rsp",
                 "and rsp, -16",
+                "sub rsp, 256",
                 "call {entry}",
                 "mov rsp, rbp",
                 "pop rbp",

@@ -233,6 +233,23 @@ pub struct Outcome {
     pub calls: Vec<(bool, u64)>,
 }
 
+impl Outcome {
+    /// What an emulated run of `isa` observed.
+    pub fn emulated(isa: &str, r: emu::Run) -> Outcome {
+        Outcome {
+            isa: isa.to_string(),
+            result: r.result,
+            executed: Some(r.executed),
+            records: r.records,
+            trace_points_run: r.trace_points_run,
+            violations: r.violations,
+            exception: r.exception,
+            entrypoints_called: r.entrypoints_called,
+            calls: r.calls,
+        }
+    }
+}
+
 /// Runs one ISA's code with `args`.
 pub fn execute(c: &Compiled, code: &IsaCode, args: &[Arg]) -> Result<Outcome, String> {
     execute_with(c, code, args, None)
@@ -283,17 +300,7 @@ fn execute_with(
                 None => emu::run(code, &c.shorty, c.is_static, args, method),
             }
             .map_err(|e| e.to_string())?;
-            Ok(Outcome {
-                isa: code.isa.clone(),
-                result: r.result,
-                executed: Some(r.executed),
-                records: r.records,
-                trace_points_run: r.trace_points_run,
-                violations: r.violations,
-                exception: r.exception,
-                entrypoints_called: r.entrypoints_called,
-                calls: r.calls,
-            })
+            Ok(Outcome::emulated(&code.isa, r))
         }
         "x86_64" => {
             if !c.is_static {

@@ -10,90 +10,8 @@
 //! them the test says so and passes, except under CI=true, where it fails.
 mod common;
 
-use common::{corpus_dex, harness_or_skip, oracle, Rng};
-use hubble_art_compile::{canonical, check_traced, Arg, Runner};
-
-/// Random inputs per method (each run on 3 ISAs traced + 3 untraced).
-fn inputs_per_method() -> usize {
-    std::env::var("HUBBLE_CORPUS_INPUTS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1000)
-}
-
-fn random_bits(rng: &mut Rng, ty: u8) -> u64 {
-    let interesting_i = [
-        0i64,
-        1,
-        -1,
-        2,
-        7,
-        -100,
-        100000,
-        1000,
-        1001,
-        i32::MAX as i64,
-        i32::MIN as i64,
-    ];
-    let interesting_f = [
-        0.0f64,
-        -0.0,
-        1.5,
-        -2.25,
-        1e30,
-        f64::INFINITY,
-        f64::NAN,
-        3.0e-39,
-    ];
-    let pick = rng.below(4) == 0;
-    match ty {
-        b'F' => {
-            if pick {
-                u64::from(
-                    (interesting_f[rng.below(interesting_f.len() as u64) as usize] as f32)
-                        .to_bits(),
-                )
-            } else {
-                rng.next() & 0xffff_ffff
-            }
-        }
-        b'D' => {
-            if pick {
-                interesting_f[rng.below(interesting_f.len() as u64) as usize].to_bits()
-            } else {
-                rng.next()
-            }
-        }
-        b'J' => {
-            if pick {
-                interesting_i[rng.below(interesting_i.len() as u64) as usize] as u64
-            } else {
-                rng.next()
-            }
-        }
-        _ => {
-            let v = if pick {
-                interesting_i[rng.below(interesting_i.len() as u64) as usize] as u64
-            } else if rng.below(2) == 0 {
-                rng.below(2000).wrapping_sub(1000)
-            } else {
-                rng.next()
-            };
-            canonical(ty, v)
-        }
-    }
-}
-
-/// Equal as the JLS compares results: floats by bits, except that any NaN equals any NaN
-/// (ART's and HotSpot's NaN payloads may differ; Java cannot observe the difference
-/// through ==, and Float.floatToIntBits canonicalizes).
-fn same(ty: u8, a: u64, b: u64) -> bool {
-    match ty {
-        b'F' => a == b || (f32::from_bits(a as u32).is_nan() && f32::from_bits(b as u32).is_nan()),
-        b'D' => a == b || (f64::from_bits(a).is_nan() && f64::from_bits(b).is_nan()),
-        _ => a == b,
-    }
-}
+use common::{corpus_dex, harness_or_skip, inputs, oracle, Rng};
+use hubble_art_compile::{canonical, check_traced, Runner};
 
 #[test]
 #[ignore = "needs scripts/art-build --compiler: run by tests/stages/32-art-compiler.sh"]
@@ -109,7 +27,7 @@ fn corpus_a_matches_openjdk_on_every_isa_with_and_without_tracing() {
         "oracle listed only {} methods",
         methods.len()
     );
-    let n = inputs_per_method();
+    let n = inputs::per_method();
     let mut rng = Rng::new(0x4855_4242_4c45);
     let mut checked = 0usize;
     for (desc, shorty) in &methods {
@@ -132,23 +50,13 @@ fn corpus_a_matches_openjdk_on_every_isa_with_and_without_tracing() {
                 code.isa
             );
         }
-        let inputs: Vec<Vec<Arg>> = (0..n)
-            .map(|_| {
-                shorty.as_bytes()[1..]
-                    .iter()
-                    .map(|&ty| Arg {
-                        ty,
-                        bits: random_bits(&mut rng, ty),
-                    })
-                    .collect()
-            })
-            .collect();
+        let args_list = inputs::inputs(&mut rng, shorty, n);
         let (class, name) = oracle::split(desc);
-        let want = oracle::run(&dir, &class, &name, &inputs);
+        let want = oracle::run(&dir, &class, &name, &args_list);
         let ret = shorty.as_bytes()[0];
         let mut traced_runner = Runner::new(&traced).unwrap();
         let mut plain_runner = Runner::new(&plain).unwrap();
-        for (args, want) in inputs.iter().zip(&want) {
+        for (args, want) in args_list.iter().zip(&want) {
             let want_exception = want.strip_prefix("throw ").map(str::to_string);
             let want: u64 = if want == "void" || want_exception.is_some() {
                 0
@@ -172,7 +80,7 @@ fn corpus_a_matches_openjdk_on_every_isa_with_and_without_tracing() {
                         canonical(ret, o.result)
                     };
                     assert!(
-                        same(ret, got, want),
+                        inputs::same(ret, got, want),
                         "{desc} {} (traced: {}) args {args:x?}: {got:#x}, OpenJDK {want:#x}",
                         code.isa,
                         compiled.traced

@@ -374,24 +374,15 @@ fn a_long_method_branches_across_its_body_to_its_out_of_line_halves() {
                     .call(args, method_value(&code.isa))
                     .unwrap_or_else(|e| panic!("{} {args:x?}: {e}", code.isa));
                 assert_eq!(canonical(b'I', r.result), want, "{} {args:x?}", code.isa);
-                let o = Outcome {
-                    isa: code.isa.clone(),
-                    result: r.result,
-                    executed: Some(r.executed),
-                    records: r.records,
-                    trace_points_run: r.trace_points_run,
-                    violations: r.violations,
-                    exception: r.exception,
-                    entrypoints_called: r.entrypoints_called,
-                    calls: r.calls,
-                };
+                let ran_out_of_line = r.out_of_line_run;
+                let o = Outcome::emulated(&code.isa, r);
                 let problems = check_traced(&o);
                 assert!(
                     problems.is_empty(),
                     "{} wrap {wrap} {args:x?}: {problems:#?}",
                     code.isa
                 );
-                out_of_line += r.out_of_line_run;
+                out_of_line += ran_out_of_line;
             }
             // arm64 entries of an ArtMethod* above 4 GiB always take the out-of-line half (two
             // slots); thumb2's only when the ring wraps.

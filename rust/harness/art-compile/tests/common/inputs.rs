@@ -1,5 +1,5 @@
-//! Random inputs and result comparison for corpus (a), as tests/corpus.rs makes and compares
-//! them (interesting values mixed in; floats equal by bits, any NaN equal to any NaN).
+//! Random inputs and result comparison for corpus (a) and the call-tree corpus (interesting
+//! values mixed in; floats equal by bits, any NaN equal to any NaN).
 use hubble_art_compile::{canonical, Arg};
 
 use super::Rng;
@@ -82,6 +82,9 @@ pub fn inputs(rng: &mut Rng, shorty: &str, n: usize) -> Vec<Vec<Arg>> {
         .collect()
 }
 
+/// Equal as the JLS compares results: floats by bits, except that any NaN equals any NaN
+/// (ART's and HotSpot's NaN payloads may differ; Java cannot observe the difference
+/// through ==, and Float.floatToIntBits canonicalizes).
 pub fn same(ty: u8, a: u64, b: u64) -> bool {
     match ty {
         b'F' => a == b || (f32::from_bits(a as u32).is_nan() && f32::from_bits(b as u32).is_nan()),

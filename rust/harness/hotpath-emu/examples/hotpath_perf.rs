@@ -423,6 +423,22 @@ fn main() {
         writeln!(w, "|---|---|{}", "---|".repeat(A64_CPUS.len())).unwrap();
     };
     let cell = |m: &Option<Mca>, f: &dyn Fn(&Mca) -> String| m.as_ref().map_or("n/a".into(), f);
+    // One table row per sequence: its name, instruction count and a figure per core.
+    let rows = |w: &mut String,
+                seqs: &[(&str, String)],
+                runs: &[Vec<Option<Mca>>],
+                f: &dyn Fn(&Mca) -> String| {
+        for ((name, asm), row) in seqs.iter().zip(runs) {
+            let cells: Vec<String> = row.iter().map(|m| cell(m, f)).collect();
+            writeln!(
+                w,
+                "| {name} | {} | {} |",
+                insn_count(asm),
+                cells.join(" | ")
+            )
+            .unwrap();
+        }
+    };
 
     writeln!(w).unwrap();
     writeln!(
@@ -469,36 +485,14 @@ fn main() {
     .unwrap();
     writeln!(w).unwrap();
     header(w, "sequence");
-    for ((name, asm), row) in on.iter().zip(&on_mca) {
-        let cells: Vec<String> = row
-            .iter()
-            .map(|m| cell(m, &|m| format!("{:.2}", m.cycles_per_iter)))
-            .collect();
-        writeln!(
-            w,
-            "| {name} | {} | {} |",
-            insn_count(asm),
-            cells.join(" | ")
-        )
-        .unwrap();
-    }
+    rows(w, &on, &on_mca, &|m| format!("{:.2}", m.cycles_per_iter));
     writeln!(w).unwrap();
     writeln!(w, "#### Block RThroughput / IPC of the same runs").unwrap();
     writeln!(w).unwrap();
     header(w, "sequence");
-    for ((name, asm), row) in on.iter().zip(&on_mca) {
-        let cells: Vec<String> = row
-            .iter()
-            .map(|m| cell(m, &|m| format!("{:.2} / {:.2}", m.rthroughput, m.ipc)))
-            .collect();
-        writeln!(
-            w,
-            "| {name} | {} | {} |",
-            insn_count(asm),
-            cells.join(" | ")
-        )
-        .unwrap();
-    }
+    rows(w, &on, &on_mca, &|m| {
+        format!("{:.2} / {:.2}", m.rthroughput, m.ipc)
+    });
     writeln!(w).unwrap();
     writeln!(w, "### OFF: the untraced check and a method body").unwrap();
     writeln!(w).unwrap();
@@ -512,19 +506,7 @@ fn main() {
     .unwrap();
     writeln!(w).unwrap();
     header(w, "trace point (OFF)");
-    for ((name, asm), row) in off.iter().zip(&off_mca) {
-        let cells: Vec<String> = row
-            .iter()
-            .map(|m| cell(m, &|m| format!("{:.2}", m.cycles_per_iter)))
-            .collect();
-        writeln!(
-            w,
-            "| {name} | {} | {} |",
-            insn_count(asm),
-            cells.join(" | ")
-        )
-        .unwrap();
-    }
+    rows(w, &off, &off_mca, &|m| format!("{:.2}", m.cycles_per_iter));
     writeln!(w).unwrap();
     writeln!(w, "### T32").unwrap();
     writeln!(w).unwrap();

@@ -565,7 +565,9 @@ impl Machine {
             Isa::Arm64 => Mode::Bits64,
             Isa::Thumb2 => Mode::Bits32,
         };
-        let records = crate::decode_ring(&ring, cursor - l.ring, mode).map_err(EmuError::Ring)?;
+        // 0: tracing was turned off (decode_ring says so) rather than an offset below the ring.
+        let offset = if cursor == 0 { 0 } else { cursor - l.ring };
+        let records = crate::decode_ring(&ring, offset, mode).map_err(EmuError::Ring)?;
         let s = seen.borrow();
         let mut violations = s.violations.clone();
         for o in &s.open {

@@ -225,8 +225,8 @@ impl Dispatcher {
         }
     }
 
-    /// INVOKE_TRAMPOLINE_BODY (quick_entrypoints_arm64.S / quick_entrypoints_arm.S), line by
-    /// line; returns the frame it entered and the callee's `ArtMethod*`.
+    /// INVOKE_TRAMPOLINE_BODY (ART 14: runtime/arch/arm64/quick_entrypoints_arm64.S:365-381,
+    /// runtime/arch/arm/quick_entrypoints_arm.S:352-365), line by line; returns the frame it entered and the callee's `ArtMethod*`.
     fn trampoline(&mut self, u: &mut Unicorn<'_, ()>) -> Result<(Frame, u64), Failure> {
         let isa = self.isa;
         let reg = |u: &Unicorn<'_, ()>, r: i32| u.reg_read(r).unwrap_or(0);
@@ -289,7 +289,7 @@ impl Dispatcher {
     }
 
     /// artInvokeStaticTrampolineWithAccessCheck → artInvokeCommon<kStatic>
-    /// (quick_trampoline_entrypoints.cc): returns (method, code), as GetTwoWordSuccessValue.
+    /// (ART 14: runtime/entrypoints/quick/quick_trampoline_entrypoints.cc:2176 → 2094): returns (method, code), as GetTwoWordSuccessValue.
     fn art_invoke_common(
         &mut self,
         u: &mut Unicorn<'_, ()>,
@@ -473,16 +473,7 @@ impl crate::Runner {
                 if c.traced { "traced" } else { "untraced" }
             ));
         }
-        let mut machines = Vec::new();
-        for code in &c.isas {
-            machines.push(match code.isa.as_str() {
-                "arm64" | "thumb2" => Some(
-                    emu::Machine::linked(c, code, Rc::clone(linker)).map_err(|e| e.to_string())?,
-                ),
-                _ => None,
-            });
-        }
-        Ok(crate::Runner { machines })
+        crate::Runner::with_machines(c, |code| emu::Machine::linked(c, code, Rc::clone(linker)))
     }
 
     /// The emulated machine of `c.isas[i]`, if any (to set its ring up, or read what it loaded).

@@ -262,12 +262,18 @@ pub struct Runner {
 
 impl Runner {
     pub fn new(c: &Compiled) -> Result<Runner, String> {
+        Runner::with_machines(c, |code| emu::Machine::new(code, &c.shorty, c.is_static))
+    }
+
+    /// A machine from `make` for each emulated ISA of `c`; none for the native ones.
+    pub(crate) fn with_machines(
+        c: &Compiled,
+        make: impl Fn(&IsaCode) -> Result<emu::Machine, emu::EmuError>,
+    ) -> Result<Runner, String> {
         let mut machines = Vec::new();
         for code in &c.isas {
             machines.push(match code.isa.as_str() {
-                "arm64" | "thumb2" => Some(
-                    emu::Machine::new(code, &c.shorty, c.is_static).map_err(|e| e.to_string())?,
-                ),
+                "arm64" | "thumb2" => Some(make(code).map_err(|e| e.to_string())?),
                 _ => None,
             });
         }
@@ -381,7 +387,7 @@ pub fn expected_call_tree(o: &Outcome) -> Vec<(bool, u64)> {
     }
 }
 
-/// Checks one traced emulated run: the ring equals the call tree the harness observed, slot
+/// Checks one traced run: the ring equals the call tree the harness observed, slot
 /// for slot; no trace point changed what it must not. Returns the problems found.
 pub fn check_traced(o: &Outcome) -> Vec<String> {
     let mut problems = o.violations.clone();

@@ -192,30 +192,7 @@ unsafe fn child(call: &Call<'_>, out: i32) -> ! {
     // SAFETY: anonymous private mappings; the code is copied in, then made executable; the
     // Hubble block's offsets lie inside the thread mapping (thread-offsets.txt: < 0x200).
     let (mem, thread, ring) = unsafe {
-        let mem = libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        );
-        let thread = libc::mmap(
-            std::ptr::null_mut(),
-            0x2000,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        );
-        let ring = libc::mmap(
-            std::ptr::null_mut(),
-            ring_bytes,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        );
+        let (mem, thread, ring) = (anon_rw(len), anon_rw(0x2000), anon_rw(ring_bytes));
         if mem == libc::MAP_FAILED || thread == libc::MAP_FAILED || ring == libc::MAP_FAILED {
             libc::_exit(3);
         }
@@ -253,9 +230,11 @@ unsafe fn child(call: &Call<'_>, out: i32) -> ! {
         // 16 bytes around the call and restored through rbp (callee-saved in ART's x86_64 ABI
         // too). Below the return address the caller owns an area for the callee's ArtMethod*
         // slot and its arguments, which compiled code spills incoming arguments into
-        // ([rsp + frame + 16] and up): art_quick_invoke_stub
-        // (runtime/arch/x86_64/quick_entrypoints_x86_64.S) reserves it before its call, and so
-        // does this (256 bytes: the ArtMethod* slot and 13 register arguments need 112).
+        // ([rsp + frame + 16] and up): art_quick_invoke_static_stub (ART 14:
+        // runtime/arch/x86_64/quick_entrypoints_x86_64.S:547 "Reserve stack space for argument
+        // array", :552 a null ArtMethod* slot, :559 the arguments copied above it) reserves it
+        // before its call, and so does this (256 bytes: the ArtMethod* slot and 13 register
+        // arguments need 112; not filled in: compiled code reads only what it spilled there).
         // Without it the callee overwrote this function's own stack (LPressure;->live30's
         // spills hung the release-built benchmark's loop).
         unsafe {
@@ -304,6 +283,25 @@ unsafe fn child(call: &Call<'_>, out: i32) -> ! {
             libc::_exit(5);
         }
         libc::_exit(0)
+    }
+}
+
+/// A private anonymous read-write mapping of `len` bytes (MAP_FAILED on failure).
+///
+/// # Safety
+/// Only mmap(2); async-signal-safe, so callable in the forked child.
+#[cfg(target_arch = "x86_64")]
+unsafe fn anon_rw(len: usize) -> *mut libc::c_void {
+    // SAFETY: a fresh anonymous mapping aliases nothing.
+    unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
     }
 }
 

@@ -10,7 +10,7 @@
 //! them the test says so and passes, except under CI=true, where it fails.
 mod common;
 
-use common::{corpus_dex, harness_or_skip, inputs, oracle, Rng};
+use common::{compile_both, corpus_dex, harness_or_skip, inputs, oracle, Rng};
 use hubble_art_compile::{canonical, check_traced, Runner};
 
 #[test]
@@ -31,16 +31,7 @@ fn corpus_a_matches_openjdk_on_every_isa_with_and_without_tracing() {
     let mut rng = Rng::new(0x4855_4242_4c45);
     let mut checked = 0usize;
     for (desc, shorty) in &methods {
-        let traced = harness
-            .compile(&dex, desc, "arm64,thumb2,x86_64", true, &dir.join("t.txt"))
-            .unwrap_or_else(|e| panic!("{desc}: {e}"));
-        let plain = harness
-            .compile(&dex, desc, "arm64,thumb2,x86_64", false, &dir.join("u.txt"))
-            .unwrap_or_else(|e| panic!("{desc}: {e}"));
-        assert_eq!(
-            &traced.shorty, shorty,
-            "{desc}: shorty differs from the Java twin's"
-        );
+        let (traced, plain) = compile_both(&harness, &dex, desc, shorty, &dir);
         for code in &traced.isas {
             let entries = code.trace_points.iter().filter(|t| t.entry).count();
             assert_eq!(entries, 1, "{desc} {}: {entries} trace entries", code.isa);

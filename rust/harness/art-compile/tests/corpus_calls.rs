@@ -18,7 +18,7 @@ mod common;
 
 use std::rc::Rc;
 
-use common::{corpus_dex, harness_or_skip, inputs, oracle, Rng};
+use common::{compile_both, corpus_dex, harness_or_skip, inputs, oracle, Rng};
 use hubble_art_compile::dispatch::Linker;
 use hubble_art_compile::emu::Machine;
 use hubble_art_compile::{canonical, check_traced, disasm, method_value, Arg, Outcome, Runner};
@@ -143,16 +143,7 @@ fn call_trees_run_compiled_and_the_ring_equals_the_dispatches() {
     let mut tampered = 0usize;
     let mut summary = Vec::new();
     for (desc, shorty) in &methods {
-        let traced = harness
-            .compile(&dex, desc, "arm64,thumb2,x86_64", true, &dir.join("t.txt"))
-            .unwrap_or_else(|e| panic!("{desc}: {e}"));
-        let plain = harness
-            .compile(&dex, desc, "arm64,thumb2,x86_64", false, &dir.join("u.txt"))
-            .unwrap_or_else(|e| panic!("{desc}: {e}"));
-        assert_eq!(
-            &traced.shorty, shorty,
-            "{desc}: shorty differs from the twin's"
-        );
+        let (traced, plain) = compile_both(&harness, &dex, desc, shorty, &dir);
         let (class, name) = oracle::split(desc);
         let args_list = inputs::inputs(&mut rng, shorty, n);
         let want = oracle::run(&dir, &class, &name, &args_list);

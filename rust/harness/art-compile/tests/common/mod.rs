@@ -6,7 +6,7 @@ pub mod oracle;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use hubble_art_compile::Harness;
+use hubble_art_compile::{Compiled, Harness};
 
 /// The repository's tests/compiler-corpus.
 pub fn corpus_dir() -> PathBuf {
@@ -63,4 +63,24 @@ impl Rng {
     pub fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
+}
+
+/// `desc` compiled for arm64, thumb2 and x86_64, traced and untraced (outputs under `dir`); its
+/// shorty must be the Java twin's.
+pub fn compile_both(
+    h: &Harness,
+    dex: &Path,
+    desc: &str,
+    shorty: &str,
+    dir: &Path,
+) -> (Compiled, Compiled) {
+    let [traced, plain] = [(true, "t.txt"), (false, "u.txt")].map(|(traced, out)| {
+        h.compile(dex, desc, "arm64,thumb2,x86_64", traced, &dir.join(out))
+            .unwrap_or_else(|e| panic!("{desc}: {e}"))
+    });
+    assert_eq!(
+        traced.shorty, shorty,
+        "{desc}: shorty differs from the Java twin's"
+    );
+    (traced, plain)
 }

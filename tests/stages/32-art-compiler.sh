@@ -11,7 +11,9 @@
 # dispatch and return it observed; a generated method long enough that the trace points'
 # out-of-line branches cross tens of KiB; corpus (b), ART's own test/*/smali/ methods: every
 # one the harness can build compiled for the three ISAs, run on 20 random inputs, skip reasons
-# counted; and the mutant emitters must be caught. Under CI=true nothing here may skip.
+# counted; JNI stubs from ART's JNI compiler (normal, synchronized, @FastNative, references,
+# an exception left pending) around native code clang compiled for each native ABI; and the
+# mutant emitters must be caught. Under CI=true nothing here may skip.
 set -euo pipefail
 # shellcheck source=../../scripts/lib/common.sh
 source "$(dirname "$0")/../../scripts/lib/common.sh"
@@ -32,10 +34,11 @@ HUBBLE_MAX_INSNS="${HUBBLE_MAX_INSNS:-2000000}" HUBBLE_CORPUS_INPUTS="${HUBBLE_C
   nice -n 10 cargo test --locked -p hubble-art-compile \
   -- --include-ignored --nocapture --test-threads 2 > "$log" 2>&1 \
   || { grep -E "^(test |test result|failures|---- )|panicked" "$log" | head -40; hubble_die "compiler harness tests failed (log: $log)"; }
-grep -E "^test result|corpus \((a|b)\)|^  L(Calls|Far);|^far |mutants caught" "$log"
+grep -E "^test result|corpus \((a|b)\)|^  L(Calls|Far);|^far |mutants caught|^JNI stubs" "$log"
 ! grep -q "SKIPPED" "$log" || hubble_die "a compiler harness test skipped"
 grep -q "corpus (a):" "$log" || hubble_die "corpus (a) did not run"
 grep -q "corpus (a) calls:" "$log" || hubble_die "corpus (a)'s call trees did not run"
 grep -q "^far thumb2 (ring wrapping" "$log" || hubble_die "the long method did not run"
 grep -q "mutants caught" "$log" || hubble_die "the mutant test did not run"
 grep -q "corpus (b):" "$log" || hubble_die "corpus (b) did not run"
+grep -q "^JNI stubs:" "$log" || hubble_die "the JNI stubs did not run"

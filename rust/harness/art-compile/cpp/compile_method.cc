@@ -39,11 +39,14 @@
 #include "dex/code_item_accessors-inl.h"
 #include "dex/dex_file.h"
 #include "dex/dex_instruction-inl.h"
+#include "dex/dex_file_annotations.h"
 #include "driver/compiler_options.h"
 #include "driver/dex_compilation_unit.h"
 #include "entrypoints/quick/quick_entrypoints_enum.h"
 #include "entrypoints/quick/quick_entrypoints_list.h"  // QUICK_ENTRYPOINT_LIST, again
 #include "handle.h"
+#include "jni/jni_env_ext.h"
+#include "jni/quick/jni_compiler.h"
 #include "linker/linker_patch.h"
 #include "stack_reference.h"
 #include "optimizing/builder.h"
@@ -56,6 +59,7 @@
 #include "optimizing/ssa_liveness_analysis.h"
 #include "optimizing/write_barrier_elimination.h"
 #include "stack_map.h"
+#include "thread.h"
 
 namespace art {
 
@@ -286,6 +290,79 @@ const char* AnalysisName(GraphAnalysisResult r) {
   return "?";
 }
 
+// The quick entrypoints' offsets (Thread::quick_entrypoints), by ART's own accessor: the
+// executor traps calls through these slots.
+void PrintEntrypoints(InstructionSet isa, std::ostringstream& out) {
+#define HUBBLE_ENTRYPOINT(name, ...)                                                          \
+  out << "entrypoint " #name " "                                                              \
+      << (Is64BitInstructionSet(isa)                                                          \
+              ? GetThreadOffset<PointerSize::k64>(kQuick##name).Int32Value()                  \
+              : GetThreadOffset<PointerSize::k32>(kQuick##name).Int32Value())                 \
+      << "\n";
+  QUICK_ENTRYPOINT_LIST(HUBBLE_ENTRYPOINT)
+#undef HUBBLE_ENTRYPOINT
+}
+
+// What a compiled JNI stub reads and writes besides the Hubble block, by ART's own accessors
+// (jni_compiler.cc and the JNI macro assemblers): the executor lays out its Thread, JNIEnvExt
+// and ArtMethod images with these, so that the stub's fast paths run as on a device.
+template <PointerSize kPointerSize>
+void PrintJniLayout(std::ostringstream& out) {
+  const size_t ps = static_cast<size_t>(kPointerSize);
+  out << "jni_layout state_native " << Thread::StoredThreadStateValue(ThreadState::kNative)
+      << "\n";
+  out << "jni_layout suspend_flags " << Thread::SuspendOrCheckpointRequestFlags() << "\n";
+  out << "jni_layout held_mutator_lock "
+      << Thread::HeldMutexOffset<kPointerSize>(kMutatorLock).Int32Value() << "\n";
+  out << "jni_layout mutator_lock " << Thread::MutatorLockOffset<kPointerSize>().Int32Value()
+      << "\n";
+  out << "jni_layout jni_env " << Thread::JniEnvOffset<kPointerSize>().Int32Value() << "\n";
+  out << "jni_layout top_quick_frame "
+      << Thread::TopOfManagedStackOffset<kPointerSize>().Int32Value() << "\n";
+  out << "jni_layout exception " << Thread::ExceptionOffset<kPointerSize>().Int32Value() << "\n";
+  out << "jni_layout is_gc_marking " << Thread::IsGcMarkingOffset<kPointerSize>().Int32Value()
+      << "\n";
+  out << "jni_layout env_self " << JNIEnvExt::SelfOffset(ps).Int32Value() << "\n";
+  out << "jni_layout env_cookie " << JNIEnvExt::LocalRefCookieOffset(ps).Int32Value() << "\n";
+  out << "jni_layout env_segment_state " << JNIEnvExt::SegmentStateOffset(ps).Int32Value()
+      << "\n";
+  out << "jni_layout method_jni_entrypoint "
+      << ArtMethod::EntryPointFromJniOffset(kPointerSize).Int32Value() << "\n";
+}
+
+// A native method's stub, as dex2oat and the JIT make it (OptimizingCompiler::JniCompile ->
+// ArtQuickJniCompileMethod, jni_compiler.cc), for one ISA. The stub has no stack maps and its
+// trace points (patch 0025) no DisassemblyInformation: the section has the code, the frame and
+// the layout the stub reads.
+bool CompileJniFor(const Target& target,
+                   const DexFile& dex_file,
+                   uint32_t method_idx,
+                   uint32_t access_flags,
+                   std::ostringstream& out) {
+  MallocArenaPool pool;
+  ArenaAllocator allocator(&pool);
+  std::unique_ptr<CompilerOptions> options =
+      CommonCompilerTestImpl::CreateCompilerOptions(target.isa, "default");
+  JniCompiledMethod stub =
+      ArtQuickJniCompileMethod(*options, access_flags, method_idx, dex_file, &allocator);
+  out << "isa " << target.name << "\n";
+  out << "frame_size " << stub.GetFrameSize() << "\n";
+  out << "core_spill_mask " << stub.GetCoreSpillMask() << "\n";
+  out << "fp_spill_mask " << stub.GetFpSpillMask() << "\n";
+  out << "trace_nodes_removed 0\n";
+  out << "frame_entry 0 0\n";
+  PrintEntrypoints(target.isa, out);
+  if (Is64BitInstructionSet(target.isa)) {
+    PrintJniLayout<PointerSize::k64>(out);
+  } else {
+    PrintJniLayout<PointerSize::k32>(out);
+  }
+  out << "code " << Hex(stub.GetCode()) << "\n";
+  out << "stack_map \n";
+  out << "end\n";
+  return true;
+}
+
 // Compiles the method for one ISA; appends its section to `out`. Returns false with `why`.
 bool CompileFor(const Target& target,
                 const DexFile& dex_file,
@@ -395,16 +472,7 @@ bool CompileFor(const Target& target,
     out << "slow_path " << info.slow_path->GetDescription() << " " << info.code_interval.start
         << " " << info.code_interval.end << "\n";
   }
-  // Where compiled code finds each quick entrypoint (Thread::quick_entrypoints), by ART's own
-  // accessor: the executor traps calls through these slots.
-#define HUBBLE_ENTRYPOINT(name, ...)                                                          \
-  out << "entrypoint " #name " "                                                              \
-      << (Is64BitInstructionSet(target.isa)                                                   \
-              ? GetThreadOffset<PointerSize::k64>(kQuick##name).Int32Value()                  \
-              : GetThreadOffset<PointerSize::k32>(kQuick##name).Int32Value())                 \
-      << "\n";
-  QUICK_ENTRYPOINT_LIST(HUBBLE_ENTRYPOINT)
-#undef HUBBLE_ENTRYPOINT
+  PrintEntrypoints(target.isa, out);
   // Linker patches. In AOT code a runtime call from a slow path goes through a shared thunk
   // (CodeGenerator{ARM64,ARMVIXL}::InvokeRuntime → EmitEntrypointThunkCall: a BL placeholder)
   // that dex2oat's relative patcher places and points the BL at; the thunk's code is the code
@@ -475,8 +543,15 @@ int CompileMethodTo(const DexFile& dex_file,
                     const char* out_path) {
   const std::string name = Descriptor(dex_file, method.GetIndex());
   const dex::CodeItem* code_item = method.GetCodeItem();
-  if (code_item == nullptr) {
-    fprintf(stderr, "%s has no code (abstract or native)\n", name.c_str());
+  const bool is_native = (method.GetAccessFlags() & kAccNative) != 0;
+  if (code_item == nullptr && !is_native) {
+    fprintf(stderr, "%s has no code (abstract)\n", name.c_str());
+    return 2;
+  }
+  if (is_native && no_trace) {
+    // kUseHubble is a compile-time constant of the stub compiler (hubble_jni_trace.cc): there
+    // is no untraced stub to compare with in this build.
+    fprintf(stderr, "%s is native: its JNI stub has no --no-trace form\n", name.c_str());
     return 2;
   }
   const dex::MethodId& id = dex_file.GetMethodId(method.GetIndex());
@@ -486,6 +561,30 @@ int CompileMethodTo(const DexFile& dex_file,
   out << "shorty " << dex_file.GetMethodShorty(id) << "\n";
   out << "static " << (((method.GetAccessFlags() & kAccStatic) != 0) ? 1 : 0) << "\n";
   out << "traced " << (no_trace ? 0 : 1) << "\n";
+  if (is_native) {
+    // ClassLinker::LoadMethod (class_linker.cc) adds @FastNative/@CriticalNative's flags from
+    // the build-visible annotations; the stub compiler reads them from the access flags.
+    const uint32_t access_flags =
+        method.GetAccessFlags() |
+        annotations::GetNativeMethodAnnotationAccessFlags(dex_file, klass.GetClassDef(),
+                                                          method.GetIndex());
+    out << "jni " << access_flags << "\n";
+    out << "method_idx " << method.GetIndex() << "\n";
+    std::stringstream list(isas);
+    std::string isa_name;
+    while (std::getline(list, isa_name, ',')) {
+      const Target* target = nullptr;
+      for (const Target& t : kTargets) {
+        if (isa_name == t.name) target = &t;
+      }
+      if (target == nullptr) {
+        fprintf(stderr, "unknown ISA '%s' (arm64, thumb2, x86_64)\n", isa_name.c_str());
+        return 2;
+      }
+      CompileJniFor(*target, dex_file, method.GetIndex(), access_flags, out);
+    }
+    return WriteWhole(out.str(), out_path) ? 0 : 2;
+  }
   out << "dex_code_units "
       << CodeItemInstructionAccessor(dex_file, code_item).InsnsSizeInCodeUnits() << "\n";
   out << "method_idx " << method.GetIndex() << "\n";

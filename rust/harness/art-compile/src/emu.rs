@@ -84,13 +84,13 @@ pub(crate) fn uc<T>(r: Result<T, unicorn_engine::uc_error>) -> Result<T, EmuErro
 pub(crate) struct Layout {
     pub(crate) code: u64,
     ret: u64,
-    stack_lo: u64,
-    stack_size: u64,
-    thread: u64,
-    ring: u64,
-    method_page: u64,
+    pub(crate) stack_lo: u64,
+    pub(crate) stack_size: u64,
+    pub(crate) thread: u64,
+    pub(crate) ring: u64,
+    pub(crate) method_page: u64,
     /// Every quick entrypoint slot of the Thread image points into this page (4 bytes each).
-    traps: u64,
+    pub(crate) traps: u64,
     /// Where the code of the methods the code invokes is loaded (`crate::dispatch`).
     pub(crate) arena: u64,
     pub(crate) arena_size: u64,
@@ -368,6 +368,16 @@ impl Machine {
         }
         let trap_seen = Rc::clone(&seen);
         let trap_dispatcher = dispatcher.clone();
+        let unwinder = Unwinder {
+            isa,
+            thread: l.thread,
+            ring: l.ring,
+            ring_bytes: (RING_SLOTS * 8) as u64,
+            // TraceUnwoundQuickFrame writes exits only for frames that wrote their entry: a
+            // compiled frame with trace points (a JNI stub's native frame wrote its exit on the
+            // stub's own path, patch 0025, and has no HTraceEntry/HTraceExit nodes).
+            traced: !code.trace_points.is_empty(),
+        };
         uc(
             u.add_code_hook(l.traps, l.traps + 0xfff, move |u, addr, _| {
                 let k = ((addr - l.traps) / 4) as usize;
@@ -378,6 +388,10 @@ impl Machine {
                 if name == "InvokeStaticTrampolineWithAccessCheck" {
                     if let Some(d) = &trap_dispatcher {
                         d.borrow_mut().invoke_static(u, &mut s);
+                        if s.exception.is_some() {
+                            // The trampoline delivered a pending exception from the caller.
+                            unwinder.unwind(u, &mut s);
+                        }
                         return;
                     }
                 }
@@ -396,6 +410,7 @@ impl Machine {
                     }
                     crate::runtime::Outcome::Threw(exception) => {
                         s.exception = Some(exception);
+                        unwinder.unwind(u, &mut s);
                         let _ = u.emu_stop();
                     }
                     crate::runtime::Outcome::Unsupported => {
@@ -415,6 +430,25 @@ impl Machine {
             dispatcher,
             ring_start: None,
         })
+    }
+
+    /// The emulator, for the parts of the harness that lay out more than managed code reads
+    /// (`crate::jni`: the JNIEnv, the native code, the ArtMethod's fields).
+    pub(crate) fn unicorn(&mut self) -> &mut Unicorn<'static, ()> {
+        &mut self.u
+    }
+
+    pub(crate) fn isa(&self) -> Isa {
+        self.isa
+    }
+
+    pub(crate) fn layout(&self) -> &Layout {
+        &self.l
+    }
+
+    /// sp at the call (the caller's in-args area starts one pointer above it).
+    pub(crate) fn stack_top(&self) -> u64 {
+        self.l.stack_lo + self.l.stack_size - 0x100
     }
 
     /// Calls the method once with `args`; `method` is the `ArtMethod*` passed in x0/r0.
@@ -461,7 +495,8 @@ impl Machine {
         for &r in &gprs {
             uc(u.reg_write(gpr(isa, r), 0x0bad_0000 + u64::from(r)))?;
         }
-        let stack_top = l.stack_lo + l.stack_size - 0x100;
+        let stack_top = self.stack_top();
+        let u = &mut self.u;
         match isa {
             Isa::Arm64 => {
                 uc(u.reg_write(RegisterARM64::X19, l.thread))?;
@@ -474,6 +509,9 @@ impl Machine {
             }
             Isa::Thumb2 => {
                 uc(u.reg_write(RegisterARM::R9, l.thread))?;
+                // The marking register (MR = r8, runtime/arch/arm/registers_arm.h:43, which
+                // Baker read barriers test): no GC is marking, as Thread::is_gc_marking (0) says.
+                uc(u.reg_write(RegisterARM::R8, 0))?;
                 uc(u.reg_write(RegisterARM::LR, l.ret | 1))?;
                 uc(u.reg_write(RegisterARM::SP, stack_top))?;
                 uc(u.reg_write(RegisterARM::R0, method))?;
@@ -588,6 +626,43 @@ impl Machine {
             calls: s.calls.clone(),
             out_of_line_run: s.out_of_line_run,
         })
+    }
+}
+
+/// The harness's double of exception delivery (QuickExceptionHandler::FindCatch and the long
+/// jump, quick_exception_handler.cc) as far as the harness goes: no catch handler in compiled
+/// code is looked for yet, so every frame from the thrower to the harness's call is unwound,
+/// innermost first, each with the exit patch 0021 writes (`crate::unwind`).
+#[derive(Clone, Copy)]
+struct Unwinder {
+    isa: Isa,
+    thread: u64,
+    ring: u64,
+    ring_bytes: u64,
+    traced: bool,
+}
+
+impl Unwinder {
+    fn unwind(&self, u: &mut Unicorn<'_, ()>, s: &mut Seen) {
+        // The thrower (the harness's call or the innermost dispatched frame) and every
+        // dispatched frame below it.
+        let frames = 1 + s.frames.len() as u32;
+        if self.traced {
+            if let Err(e) = crate::unwind::write_exits(
+                u,
+                self.isa,
+                self.thread,
+                self.ring,
+                self.ring_bytes,
+                frames,
+            ) {
+                s.dispatch_error = Some(format!("unwinder: {e}"));
+            }
+        }
+        for _ in 0..frames {
+            s.calls.push((false, 0));
+        }
+        s.frames.clear();
     }
 }
 

@@ -9,11 +9,13 @@ pub mod abi;
 pub mod disasm;
 pub mod dispatch;
 pub mod emu;
+pub mod jni;
 pub mod link;
 pub mod native;
 pub mod output;
 pub mod runtime;
 pub mod thread;
+mod unwind;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -137,8 +139,8 @@ impl Harness {
                 let (n, desc) = rest.split_once(' ').unwrap_or((rest, ""));
                 entries.push(AllEntry::Compiled {
                     method: desc.to_string(),
-                    traced: output::read(&out_dir.join(format!("{n}.txt")))?,
-                    untraced: output::read(&out_dir.join(format!("{n}-u.txt")))?,
+                    traced: Box::new(output::read(&out_dir.join(format!("{n}.txt")))?),
+                    untraced: Box::new(output::read(&out_dir.join(format!("{n}-u.txt")))?),
                 });
             } else if let Some(rest) = line.strip_prefix("skipped ") {
                 let (reason, desc) = rest.rsplit_once(": ").unwrap_or((rest, ""));
@@ -202,8 +204,8 @@ impl Harness {
 pub enum AllEntry {
     Compiled {
         method: String,
-        traced: Compiled,
-        untraced: Compiled,
+        traced: Box<Compiled>,
+        untraced: Box<Compiled>,
     },
     Skipped {
         method: String,
@@ -327,7 +329,11 @@ fn execute_with(
                 records: decode_ring(&r.ring, r.cursor, Mode::Bits64)
                     .map_err(|e| format!("ring: {e}"))?,
                 trace_points_run: 0,
-                violations: Vec::new(),
+                // ART's managed callee-saves the child can check (r12-r15).
+                violations: (0..4)
+                    .filter(|k| r.callee_saves_changed & (1 << k) != 0)
+                    .map(|k| format!("x86_64: r{} not preserved across the call", 12 + k))
+                    .collect(),
                 exception: None,
                 entrypoints_called: Vec::new(),
                 calls: Vec::new(),
@@ -352,15 +358,11 @@ pub fn decode_ring(ring: &[u64], cursor: u64, mode: Mode) -> Result<Vec<Record>,
         .collect())
 }
 
-/// What the harness itself saw: one call of `method` that returned (an entry, then an exit),
-/// or that threw (an entry only: the exit of a frame an exception leaves is written by the
-/// runtime's unwinder, patch 0021, which this harness does not run yet).
-pub fn expected_records(method: u64, threw: bool) -> Vec<(bool, u64)> {
-    if threw {
-        vec![(true, method)]
-    } else {
-        vec![(true, method), (false, 0)]
-    }
+/// What the harness itself saw: one call of `method`, an entry then an exit, whether it
+/// returned or threw (the exit of a frame an exception leaves is written by the runtime's
+/// unwinder, patch 0021: `crate::unwind`).
+pub fn expected_records(method: u64) -> Vec<(bool, u64)> {
+    vec![(true, method), (false, 0)]
 }
 
 /// The decoded ring as (is_entry, method) pairs (timestamps are checked for order only).
@@ -377,11 +379,11 @@ pub fn ring_events(records: &[Record]) -> Vec<(bool, u64)> {
 
 /// The ring events the call tree the harness itself observed must have produced: each call it
 /// made or invoke it dispatched is an entry of that method's `ArtMethod*`, each return it saw
-/// an exit, in order (a frame an exception left has no exit: see `expected_records`). A run
+/// an exit, and each frame an exception popped an exit too, in order. A run
 /// that recorded no calls is one call of `method_value(isa)`.
 pub fn expected_call_tree(o: &Outcome) -> Vec<(bool, u64)> {
     if o.calls.is_empty() {
-        expected_records(method_value(&o.isa), o.exception.is_some())
+        expected_records(method_value(&o.isa))
     } else {
         o.calls.clone()
     }

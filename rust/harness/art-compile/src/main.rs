@@ -33,6 +33,125 @@ struct Cli {
     /// Remove the trace nodes before the passes (the untraced control).
     #[arg(long)]
     no_trace: bool,
+    /// For a native method: the C file with its native function, compiled by clang for each
+    /// ISA's native ABI (freestanding, no relocations); the JNI stub runs around it.
+    #[arg(long)]
+    native: Option<PathBuf>,
+    /// The native function's name in --native (default: the JNI short name,
+    /// Java_<class>_<method>).
+    #[arg(long)]
+    native_symbol: Option<String>,
+}
+
+/// The JNI short name of a method descriptor 'Lpkg/Foo;->bar(..)..' (JNI specification,
+/// "Resolving Native Method Names": `_` → `_1`, `/` → `_`; other non-alphanumerics `_0xxxx`).
+fn jni_short_name(method: &str) -> Option<String> {
+    let (class, rest) = method.strip_prefix('L')?.split_once(";->")?;
+    let name = rest.split_once('(')?.0;
+    let mangle = |s: &str| -> String {
+        s.chars()
+            .map(|c| match c {
+                '/' => "_".to_string(),
+                '_' => "_1".to_string(),
+                ';' => "_2".to_string(),
+                '[' => "_3".to_string(),
+                c if c.is_ascii_alphanumeric() => c.to_string(),
+                c => format!("_0{:04x}", c as u32),
+            })
+            .collect()
+    };
+    Some(format!("Java_{}_{}", mangle(class), mangle(name)))
+}
+
+/// A native method: its JNI stub per ISA, run around the user's native function.
+fn run_jni(cli: &Cli, compiled: &hubble_art_compile::Compiled) -> anyhow::Result<bool> {
+    use hubble_art_compile::jni::{compile_natives, run_x86_64, JniMachine};
+    let Some(source) = &cli.native else {
+        anyhow::bail!(
+            "{} is native: give --native FILE.c with its native function (and --native-symbol \
+             if it is not the JNI short name)",
+            cli.method
+        );
+    };
+    if !source.is_file() {
+        anyhow::bail!("{}: no such file", source.display());
+    }
+    if !compiled.is_static {
+        anyhow::bail!(
+            "{}: instance natives need an object (`this`); not supported here",
+            cli.method
+        );
+    }
+    let symbol = match &cli.native_symbol {
+        Some(s) => s.clone(),
+        None => jni_short_name(&compiled.method)
+            .ok_or_else(|| anyhow::anyhow!("{}: not a method descriptor", compiled.method))?,
+    };
+    let args = parse_args(&compiled.shorty, &cli.args)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", cli.method))?;
+    let ret = compiled.shorty.as_bytes()[0];
+    let dir = std::env::temp_dir().join(format!("art-compile-run-jni-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let mut ok = true;
+    for code in &compiled.isas {
+        println!(
+            "== {} {}: JNI stub, {} bytes, frame {} bytes (access flags {:#x})",
+            code.isa,
+            compiled.method,
+            code.code.len(),
+            code.frame_size,
+            compiled.jni.unwrap_or(0)
+        );
+        print!("{}", disasm::listing(code).map_err(|e| anyhow::anyhow!(e))?);
+        let natives = compile_natives(source, &code.isa, &dir);
+        let natives = match natives {
+            Ok(n) => n,
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&dir);
+                return Err(e.into());
+            }
+        };
+        let r = if code.isa == "x86_64" {
+            run_x86_64(compiled, code, &natives, &symbol, &args)
+        } else {
+            JniMachine::new(compiled, code, &natives, &symbol).and_then(|mut m| m.call(&args))
+        };
+        let r = r.map_err(|e| anyhow::anyhow!("{}: {e}", code.isa))?;
+        match &r.run.exception {
+            Some(e) => println!("result: threw {e}"),
+            None => println!("result: {}", format_value(ret, r.run.result)),
+        }
+        println!("trace ({} records):", r.run.records.len());
+        for rec in &r.run.records {
+            match rec {
+                Record::Entry { method, ts } => println!("  entry {method:#x} ts={ts}"),
+                Record::Exit { ts } => println!("  exit ts={ts}"),
+                Record::Start { ts } => println!("  start ts={ts}"),
+            }
+        }
+        let method = hubble_art_compile::method_value(&code.isa);
+        if hubble_art_compile::ring_events(&r.run.records) != vec![(true, method), (false, 0)] {
+            println!("CHECK FAILED: the ring is not the stub's entry and exit of {method:#x}");
+            ok = false;
+        }
+        let a = &r.after;
+        if r.run.exception.is_none() {
+            if a.state != 0 || a.top_quick_frame != r.expected_top_quick_frame {
+                println!("CHECK FAILED: the stub left state {:#x}, top quick frame {:#x} (want 0, {:#x})",
+                    a.state, a.top_quick_frame, r.expected_top_quick_frame);
+                ok = false;
+            }
+            if !a.callee_saves_changed.is_empty() {
+                println!(
+                    "CHECK FAILED: callee-saves changed: {:?}",
+                    a.callee_saves_changed
+                );
+                ok = false;
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(ok)
 }
 
 fn main() -> ExitCode {
@@ -65,6 +184,9 @@ fn run(cli: Cli) -> anyhow::Result<bool> {
     let compiled = harness.compile(&cli.dex, &cli.method, &isas, !cli.no_trace, &tmp);
     let _ = std::fs::remove_file(&tmp);
     let compiled = compiled?;
+    if compiled.jni.is_some() {
+        return run_jni(&cli, &compiled);
+    }
     let args = parse_args(&compiled.shorty, &cli.args)
         .map_err(|e| anyhow::anyhow!("{}: {e}", cli.method))?;
     let ret = compiled.shorty.as_bytes()[0];

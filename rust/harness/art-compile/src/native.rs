@@ -24,24 +24,50 @@ pub enum NativeError {
     WrongHost,
 }
 
-/// Where the x86_64 managed ABI puts the arguments: core registers in rsi, rdx, rcx, r8, r9
-/// order; fp in xmm0-7.
-pub fn place_x86_64(args: &[Arg]) -> Result<(Vec<u64>, Vec<u64>), NativeError> {
-    let (mut core, mut fp) = (Vec::new(), Vec::new());
+/// Core register values, fp register values, the out area's bytes.
+pub type Placed = (Vec<u64>, Vec<u64>, Vec<u8>);
+
+/// Where the x86_64 managed ABI puts the arguments, as
+/// `InvokeDexCallingConventionVisitorX86_64::GetNextLocation` (code_generator_x86_64.cc:2805)
+/// does: core in rsi, rdx, rcx, r8, r9, fp in xmm0-7, the rest in the caller's out area at
+/// `GetStackOffsetOf(stack_index)` = 8 + 4 * stack_index above sp at the call
+/// (code_generator.h:940; every argument counts, one vreg or two). Returns the core and fp
+/// register values and the out area's bytes from sp (its first 8, the ArtMethod* slot, zero).
+pub fn place_x86_64(args: &[Arg]) -> Result<Placed, NativeError> {
+    let (mut core, mut fp, mut area) = (Vec::new(), Vec::new(), vec![0u8; OUT_AREA]);
+    let (mut gp_index, mut float_index, mut stack_index) = (0usize, 0usize, 0usize);
     for a in args {
-        match a.ty {
-            b'F' | b'D' => fp.push(a.bits),
-            b'J' => core.push(a.bits),
-            _ => core.push(a.bits & 0xffff_ffff),
+        let wide = matches!(a.ty, b'J' | b'D');
+        let on_stack = match a.ty {
+            b'F' | b'D' => {
+                float_index += 1;
+                float_index > 8
+            }
+            _ => {
+                gp_index += 1;
+                gp_index > 5
+            }
+        };
+        let bits = if wide { a.bits } else { a.bits & 0xffff_ffff };
+        if !on_stack && matches!(a.ty, b'F' | b'D') {
+            fp.push(bits);
+        } else if !on_stack {
+            core.push(bits);
         }
+        // Every argument also at its slot, as art_quick_invoke_stub copies them all
+        // (quick_entrypoints_x86_64.S:559); only the stack-passed ones are read from there.
+        let at = 8 + 4 * stack_index;
+        let n = if wide { 8 } else { 4 };
+        area.get_mut(at..at + n)
+            .ok_or_else(|| NativeError::Args("too many arguments for the out area".into()))?
+            .copy_from_slice(&bits.to_le_bytes()[..n]);
+        stack_index += if wide { 2 } else { 1 };
     }
-    if core.len() > 5 || fp.len() > 8 {
-        return Err(NativeError::Args(
-            "stack-passed arguments are not supported yet".into(),
-        ));
-    }
-    Ok((core, fp))
+    Ok((core, fp, area))
 }
+
+/// Bytes the child reserves below the return address for the callee (see the call's SAFETY).
+const OUT_AREA: usize = 256;
 
 /// Slots in the child's ring: far more than one corpus call writes, so a single call never wraps
 /// (a timed loop of many calls does, through the trace point's own wrap path).
@@ -58,9 +84,70 @@ pub struct NativeRun {
     pub elapsed_ns: u64,
     /// The ring, slot 0 holding the START record the harness wrote.
     pub ring: Vec<u64>,
+    /// r12-r15 (ART's managed callee-saves the child can give values to) that the call did
+    /// not preserve: bit k for r(12+k).
+    pub callee_saves_changed: u64,
+    /// rsp just before the call instruction.
+    pub rsp_at_call: u64,
+    /// For a JNI stub: what it left in the images (`crate::jni`).
+    pub jni: Option<JniAfter>,
 }
 
-const HEADER: usize = 32;
+/// The `Thread` and `JNIEnvExt` fields a JNI stub must leave as it found them, read in the
+/// child after the last call, and where the JNIEnv was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JniAfter {
+    pub state: u64,
+    pub held_mutator_lock: u64,
+    pub top_quick_frame: u64,
+    pub exception: u64,
+    pub cookie: u64,
+    pub segment_state: u64,
+    pub env: u64,
+    /// The objects the last `JniLockObject` / `JniUnlockObject` calls got (rbx), and how many
+    /// calls each had.
+    pub locked: u64,
+    pub unlocked: u64,
+    pub lock_calls: u32,
+    pub unlock_calls: u32,
+}
+
+/// What a JNI stub needs besides the `Thread` image managed code reads (offsets from
+/// `crate::jni::JniLayout`): the native code and its entry, the JNIEnv and ArtMethod fields.
+#[derive(Clone, Copy, Debug)]
+pub struct JniImage<'a> {
+    pub natives: &'a [u8],
+    /// Offset of the native function in `natives`.
+    pub entry: u64,
+    pub method_jni_entrypoint: u64,
+    pub env_self: u64,
+    pub env_cookie: u64,
+    pub env_segment_state: u64,
+    pub jni_env: u64,
+    pub mutator_lock: u64,
+    pub held_mutator_lock: u64,
+    pub exception: u64,
+    pub top_quick_frame: u64,
+    pub class_ref: u32,
+    pub mutator_lock_value: u64,
+    pub cookie_value: u32,
+    pub segment_state_value: u32,
+    /// Thread offsets of the pJniLockObject / pJniUnlockObject entrypoints.
+    pub lock_entrypoint: u64,
+    pub unlock_entrypoint: u64,
+}
+
+/// Patterns given to r12-r15 before each call (checked after it).
+const CALLEE_SAVE_PATTERN: [u64; 4] = [
+    0x1212_0000_0000_0012,
+    0x1313_0000_0000_0013,
+    0x1414_0000_0000_0014,
+    0x1515_0000_0000_0015,
+];
+
+/// rax, xmm0, cursor, elapsed ns, then what a JNI stub left (`JniAfter`), rsp at the call,
+/// the mask of r12-r15 that came back changed.
+const HEADER: usize = 16 * 8;
 const RESULT_BYTES: usize = HEADER + RING_SLOTS * 8;
 
 /// Calls the code once, tracing on.
@@ -78,7 +165,43 @@ pub fn calls(
     iterations: u64,
     tracing: bool,
 ) -> Result<NativeRun, NativeError> {
-    let (core, fp) = place_x86_64(args)?;
+    run_child(code, args, method, iterations, tracing, None)
+}
+
+/// Calls a compiled JNI stub once, `method` an `ArtMethod*` the child maps (its declaring
+/// class and entry point from JNI written from `jni`), around the native code in `jni`.
+#[cfg(target_arch = "x86_64")]
+pub fn jni_call(
+    code: &[u8],
+    args: &[Arg],
+    method: u64,
+    jni: &JniImage<'_>,
+) -> Result<NativeRun, NativeError> {
+    run_child(code, args, method, 1, true, Some(*jni))
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+pub fn jni_call(
+    _code: &[u8],
+    _args: &[Arg],
+    _method: u64,
+    _jni: &JniImage<'_>,
+) -> Result<NativeRun, NativeError> {
+    Err(NativeError::WrongHost)
+}
+
+#[cfg(target_arch = "x86_64")]
+fn run_child(
+    code: &[u8],
+    args: &[Arg],
+    method: u64,
+    iterations: u64,
+    tracing: bool,
+    jni: Option<JniImage<'_>>,
+) -> Result<NativeRun, NativeError> {
+    let (core, fp, area) = place_x86_64(args)?;
+    let mut out_area = [0u8; OUT_AREA];
+    out_area.copy_from_slice(&area);
     let mut c = [0u64; 5];
     c[..core.len()].copy_from_slice(&core);
     let mut f = [0u64; 8];
@@ -105,9 +228,11 @@ pub fn calls(
                     method,
                     c: &c,
                     f: &f,
+                    out_area: &out_area,
                     offs: &offs,
                     iterations,
                     tracing,
+                    jni,
                 },
                 fds[1],
             )
@@ -146,6 +271,21 @@ pub fn calls(
         cursor: word(2),
         elapsed_ns: word(3),
         ring: (HEADER / 8..RESULT_BYTES / 8).map(word).collect(),
+        callee_saves_changed: word(14),
+        rsp_at_call: word(13),
+        jni: jni.map(|_| JniAfter {
+            state: word(4),
+            held_mutator_lock: word(5),
+            top_quick_frame: word(6),
+            exception: word(7),
+            cookie: word(8),
+            segment_state: word(9),
+            env: word(10),
+            locked: word(11),
+            unlocked: word(12),
+            lock_calls: word(15) as u32,
+            unlock_calls: (word(15) >> 32) as u32,
+        }),
     })
 }
 
@@ -168,9 +308,12 @@ struct Call<'a> {
     method: u64,
     c: &'a [u64; 5],
     f: &'a [u64; 8],
+    /// The caller's out area (stack-passed arguments), copied below the return address.
+    out_area: &'a [u8; OUT_AREA],
     offs: &'a [u64; 5],
     iterations: u64,
     tracing: bool,
+    jni: Option<JniImage<'a>>,
 }
 
 /// # Safety
@@ -182,9 +325,11 @@ unsafe fn child(call: &Call<'_>, out: i32) -> ! {
         method,
         c,
         f,
+        out_area,
         offs,
         iterations,
         tracing,
+        jni,
     } = *call;
     const ARCH_SET_GS: i32 = 0x1001;
     let len = (code.len() + 0xfff) & !0xfff;
@@ -223,7 +368,22 @@ unsafe fn child(call: &Call<'_>, out: i32) -> ! {
         }
         (mem, thread, ring)
     };
+    // SAFETY: fresh mappings (the ArtMethod's page at its fixed address, which nothing else
+    // in this child uses); every field offset comes from ART's accessors and lies inside its
+    // mapping (Thread image 0x2000 bytes, JNIEnv page 0x1000, ArtMethod below 0x100).
+    let env = match jni {
+        None => 0u64,
+        Some(j) => unsafe { jni_images(&j, thread.cast::<u8>(), method) },
+    };
     let (mut rax, mut xmm0_f) = (0u64, 0f64);
+    let mut rsp_at_call = 0u64;
+    let mut saves = [0u64; 4];
+    let mut changed = 0u64;
+    let ctx: [u64; 3] = [
+        mem as u64,
+        &mut rsp_at_call as *mut u64 as u64,
+        out_area.as_ptr() as u64,
+    ];
     let t0 = monotonic_ns();
     for _ in 0..iterations {
         // SAFETY: calls the compiled method with ART's managed ABI; the stack is realigned to
@@ -233,30 +393,55 @@ unsafe fn child(call: &Call<'_>, out: i32) -> ! {
         // ([rsp + frame + 16] and up): art_quick_invoke_static_stub (ART 14:
         // runtime/arch/x86_64/quick_entrypoints_x86_64.S:547 "Reserve stack space for argument
         // array", :552 a null ArtMethod* slot, :559 the arguments copied above it) reserves it
-        // before its call, and so does this (256 bytes: the ArtMethod* slot and 13 register
-        // arguments need 112; not filled in: compiled code reads only what it spilled there).
+        // before its call, and so does this (256 bytes, filled as that stub fills it: a null
+        // ArtMethod* slot, then every argument at its vreg slot, `place_x86_64`).
         // Without it the callee overwrote this function's own stack (LPressure;->live30's
         // spills hung the release-built benchmark's loop).
+        // r12-r15 get patterns and are read back (ART's managed callee-saves: the code must
+        // give them back; rbx and rbp cannot be asm operands, and rbp restores the stack).
         unsafe {
             std::arch::asm!(
                 "push rbp",
                 "mov rbp, rsp",
                 "and rsp, -16",
                 "sub rsp, 256",
-                "call {entry}",
+                // rax = the context: [code entry, &rsp_at_call, out area] (registers are
+                // scarce: every other free one carries an argument or a callee-save pattern).
+                // The out area: every argument at its slot above the ArtMethod* slot.
+                "xor r10d, r10d",
+                "2:",
+                "mov r11, [rax + 16]",
+                "mov r11, [r11 + r10]",
+                "mov [rsp + r10], r11",
+                "add r10, 8",
+                "cmp r10, 256",
+                "jb 2b",
+                "mov r11, [rax + 8]",
+                "mov [r11], rsp",
+                "call [rax]",
                 "mov rsp, rbp",
                 "pop rbp",
-                entry = in(reg) mem,
+                inout("rax") ctx.as_ptr() as u64 => rax,
+                out("r10") _,
+                out("r11") _,
+                inout("r12") CALLEE_SAVE_PATTERN[0] => saves[0],
+                inout("r13") CALLEE_SAVE_PATTERN[1] => saves[1],
+                inout("r14") CALLEE_SAVE_PATTERN[2] => saves[2],
+                inout("r15") CALLEE_SAVE_PATTERN[3] => saves[3],
                 in("rdi") method,
                 in("rsi") c[0], in("rdx") c[1], in("rcx") c[2], in("r8") c[3], in("r9") c[4],
                 in("xmm0") f64::from_bits(f[0]), in("xmm1") f64::from_bits(f[1]),
                 in("xmm2") f64::from_bits(f[2]), in("xmm3") f64::from_bits(f[3]),
                 in("xmm4") f64::from_bits(f[4]), in("xmm5") f64::from_bits(f[5]),
                 in("xmm6") f64::from_bits(f[6]), in("xmm7") f64::from_bits(f[7]),
-                lateout("rax") rax,
                 lateout("xmm0") xmm0_f,
                 clobber_abi("C"),
             );
+        }
+        for k in 0..4 {
+            if saves[k] != CALLEE_SAVE_PATTERN[k] {
+                changed |= 1 << k;
+            }
         }
     }
     let elapsed = monotonic_ns() - t0;
@@ -273,7 +458,38 @@ unsafe fn child(call: &Call<'_>, out: i32) -> ! {
         header[..8].copy_from_slice(&rax.to_le_bytes());
         header[8..16].copy_from_slice(&xmm0_f.to_bits().to_le_bytes());
         header[16..24].copy_from_slice(&cursor.to_le_bytes());
-        header[24..].copy_from_slice(&elapsed.to_le_bytes());
+        header[24..32].copy_from_slice(&elapsed.to_le_bytes());
+        if let Some(j) = jni {
+            let t = thread.cast::<u8>();
+            let e = env as *const u8;
+            let words = [
+                u64::from(t.cast::<u32>().read_unaligned()),
+                t.add(j.held_mutator_lock as usize)
+                    .cast::<u64>()
+                    .read_unaligned(),
+                t.add(j.top_quick_frame as usize)
+                    .cast::<u64>()
+                    .read_unaligned(),
+                t.add(j.exception as usize).cast::<u64>().read_unaligned(),
+                u64::from(e.add(j.env_cookie as usize).cast::<u32>().read_unaligned()),
+                u64::from(
+                    e.add(j.env_segment_state as usize)
+                        .cast::<u32>()
+                        .read_unaligned(),
+                ),
+                env,
+                e.add(LOCK_SLOTS).cast::<u64>().read_unaligned(),
+                e.add(LOCK_SLOTS + 16).cast::<u64>().read_unaligned(),
+            ];
+            for (k, w) in words.iter().enumerate() {
+                header[32 + 8 * k..40 + 8 * k].copy_from_slice(&w.to_le_bytes());
+            }
+            let counts = e.add(LOCK_SLOTS + 8).cast::<u64>().read_unaligned()
+                | (e.add(LOCK_SLOTS + 24).cast::<u64>().read_unaligned() << 32);
+            header[120..128].copy_from_slice(&counts.to_le_bytes());
+        }
+        header[104..112].copy_from_slice(&rsp_at_call.to_le_bytes());
+        header[112..120].copy_from_slice(&changed.to_le_bytes());
         if !write_all(out, &header)
             || !write_all(
                 out,
@@ -290,6 +506,87 @@ unsafe fn child(call: &Call<'_>, out: i32) -> ! {
 ///
 /// # Safety
 /// Only mmap(2); async-signal-safe, so callable in the forked child.
+/// Lays out what a JNI stub reads besides the Hubble block (as `crate::jni::JniMachine` does
+/// in unicorn): the thread Runnable with the mutator lock held, its JNIEnv, the ArtMethod at
+/// `method` with its declaring class and entry point from JNI, the native code executable.
+/// Returns the JNIEnv's address; exits the child on a mapping failure.
+///
+/// # Safety
+/// In the forked child only; `thread` is the 0x2000-byte Thread image.
+#[cfg(target_arch = "x86_64")]
+unsafe fn jni_images(j: &JniImage<'_>, thread: *mut u8, method: u64) -> u64 {
+    // SAFETY: the caller's contract; each write stays inside the mapping it names.
+    unsafe {
+        let env = anon_rw(0x1000);
+        let page = method & !0xfff;
+        let art_method = libc::mmap(
+            page as *mut libc::c_void,
+            0x1000,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED_NOREPLACE,
+            -1,
+            0,
+        );
+        let natives_len = (j.natives.len() + 0xfff) & !0xfff;
+        let natives = anon_rw(natives_len);
+        if env == libc::MAP_FAILED || art_method as u64 != page || natives == libc::MAP_FAILED {
+            libc::_exit(6);
+        }
+        std::ptr::copy_nonoverlapping(j.natives.as_ptr(), natives.cast::<u8>(), j.natives.len());
+        if libc::mprotect(natives, natives_len, libc::PROT_READ | libc::PROT_EXEC) != 0 {
+            libc::_exit(6);
+        }
+        let put = |base: *mut u8, off: u64, v: u64| {
+            base.add(off as usize).cast::<u64>().write_unaligned(v)
+        };
+        let put32 = |base: *mut u8, off: u64, v: u32| {
+            base.add(off as usize).cast::<u32>().write_unaligned(v)
+        };
+        let env = env.cast::<u8>();
+        put32(thread, 0, 0);
+        put(thread, j.jni_env, env as u64);
+        put(thread, j.mutator_lock, j.mutator_lock_value);
+        put(thread, j.held_mutator_lock, j.mutator_lock_value);
+        put(thread, j.exception, 0);
+        put(thread, j.top_quick_frame, 0);
+        put(env, j.env_self, thread as u64);
+        put32(env, j.env_cookie, j.cookie_value);
+        put32(env, j.env_segment_state, j.segment_state_value);
+        let m = method as *mut u8;
+        put32(m, 0, j.class_ref);
+        put(m, j.method_jni_entrypoint, natives as u64 + j.entry);
+        // The monitor entrypoints of synchronized stubs (jni_compiler.cc 2.1/7.2; the object
+        // in rbx, X86_64JniCallingConvention::LockingArgumentRegister): one thread, so the
+        // monitor is free; each records the object and counts its calls in the JNIEnv page:
+        //   push rax; movabs rax, SLOT; mov [rax], rbx; inc qword [rax+8]; pop rax; ret
+        let stubs = anon_rw(0x1000);
+        if stubs == libc::MAP_FAILED {
+            libc::_exit(6);
+        }
+        for (k, off) in [j.lock_entrypoint, j.unlock_entrypoint]
+            .into_iter()
+            .enumerate()
+        {
+            let slot = env as u64 + (LOCK_SLOTS + 16 * k) as u64;
+            let mut code = [0u8; 20];
+            code[..3].copy_from_slice(&[0x50, 0x48, 0xb8]);
+            code[3..11].copy_from_slice(&slot.to_le_bytes());
+            code[11..].copy_from_slice(&[0x48, 0x89, 0x18, 0x48, 0xff, 0x40, 0x08, 0x58, 0xc3]);
+            let at = stubs.cast::<u8>().add(32 * k);
+            std::ptr::copy_nonoverlapping(code.as_ptr(), at, code.len());
+            put(thread, off, at as u64);
+        }
+        if libc::mprotect(stubs, 0x1000, libc::PROT_READ | libc::PROT_EXEC) != 0 {
+            libc::_exit(6);
+        }
+        env as u64
+    }
+}
+
+/// Where the monitor stubs record their calls in the JNIEnv page (after the JNIEnvExt fields).
+#[cfg(target_arch = "x86_64")]
+const LOCK_SLOTS: usize = 0x800;
+
 #[cfg(target_arch = "x86_64")]
 unsafe fn anon_rw(len: usize) -> *mut libc::c_void {
     // SAFETY: a fresh anonymous mapping aliases nothing.

@@ -70,6 +70,9 @@ pub struct IsaCode {
     pub thunk_calls: Vec<ThunkCall>,
     /// Other linker patches: kind (`LinkerPatch::Type` as a number) and code offset.
     pub other_patches: Vec<(i32, u32)>,
+    /// A JNI stub's view of `Thread`, `JNIEnvExt` and `ArtMethod` (name, value), by ART's own
+    /// accessors (cpp/compile_method.cc `PrintJniLayout`); empty for managed code.
+    pub jni_layout: Vec<(String, u64)>,
 }
 
 /// A method compiled for one or more ISAs.
@@ -86,6 +89,10 @@ pub struct Compiled {
     pub method_idx: Option<u32>,
     /// Its invoke instructions, in dex pc order.
     pub invokes: Vec<Invoke>,
+    /// For a native method: the access flags its JNI stub was compiled with (with
+    /// `@FastNative`'s and `@CriticalNative`'s, as the class linker adds them); the sections
+    /// then hold the stub.
+    pub jni: Option<u32>,
     pub isas: Vec<IsaCode>,
 }
 
@@ -143,6 +150,7 @@ pub fn parse(text: &str) -> Result<Compiled, (usize, String)> {
         dex_code_units: 0,
         method_idx: None,
         invokes: Vec::new(),
+        jni: None,
         isas: Vec::new(),
     };
     let mut cur: Option<IsaCode> = None;
@@ -173,6 +181,7 @@ pub fn parse(text: &str) -> Result<Compiled, (usize, String)> {
             "traced" => c.traced = rest == "1",
             "dex_code_units" => c.dex_code_units = num(rest)? as u32,
             "method_idx" => c.method_idx = Some(num(rest)? as u32),
+            "jni" => c.jni = Some(num(rest)? as u32),
             "invoke" => {
                 let f: Vec<&str> = rest.split(' ').collect();
                 if f.len() != 4 {
@@ -204,6 +213,7 @@ pub fn parse(text: &str) -> Result<Compiled, (usize, String)> {
                     pc_map: Vec::new(),
                     thunk_calls: Vec::new(),
                     other_patches: Vec::new(),
+                    jni_layout: Vec::new(),
                 });
             }
             "end" => {
@@ -272,6 +282,9 @@ pub fn parse(text: &str) -> Result<Compiled, (usize, String)> {
                             .map_err(|_| (n, format!("'{}' is not a patch kind", f[0])))?,
                         num(f[1])? as u32,
                     )),
+                    "jni_layout" if f.len() == 2 => {
+                        s.jni_layout.push((f[0].to_string(), num(f[1])?))
+                    }
                     "code" => s.code = hex(rest).ok_or((n, "bad hex in code".to_string()))?,
                     "stack_map" => {
                         s.stack_map = hex(rest).ok_or((n, "bad hex in stack_map".to_string()))?

@@ -58,6 +58,18 @@ pub fn call(isa: Isa, name: &str, u: &mut Unicorn<'_, ()>) -> Outcome {
         // jumps to the slow path; the runtime would suspend and return.
         "TestSuspend" => return Outcome::Returned,
         "ThrowDivZero" => return Outcome::Threw("java.lang.ArithmeticException".into()),
+        // JNI stubs of synchronized natives (jni_compiler.cc 2.1 and 7.2): the harness runs one
+        // thread, so the monitor is always free; `crate::jni` checks the object passed.
+        "JniLockObject" | "JniUnlockObject" => return Outcome::Returned,
+        // A JNI stub found an exception pending (DeliverPendingException: the exception in the
+        // first argument register). Delivery is not modelled: the run stops with it.
+        "DeliverException" => {
+            let exception = match isa {
+                Isa::Arm64 => r(u, RegisterARM64::X0 as i32),
+                Isa::Thumb2 => r(u, RegisterARM::R0 as i32),
+            };
+            return Outcome::Threw(format!("pending exception {exception:#x}"));
+        }
         "ThrowNullPointer" => return Outcome::Threw("java.lang.NullPointerException".into()),
         "ThrowArrayBounds" => {
             return Outcome::Threw("java.lang.ArrayIndexOutOfBoundsException".into())

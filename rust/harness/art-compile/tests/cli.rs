@@ -105,3 +105,76 @@ fn users_dex_runs_and_bad_input_is_refused_clearly() {
     assert!(text.contains("no such file"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A user's native method: the JNI stub runs around the user's C function (found by its JNI
+/// short name) on every ISA; without the C file, or with one clang cannot turn into
+/// self-contained code, a clear message and exit 2.
+#[test]
+#[ignore = "needs scripts/art-build --compiler: run by tests/stages/32-art-compiler.sh"]
+fn users_native_method_runs_through_its_jni_stub() {
+    let Some(_) = harness_or_skip() else { return };
+    let dir = std::env::temp_dir().join(format!("hubble-cli-jni-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("Hello.smali");
+    std::fs::write(
+        &src,
+        ".class public Lcom/example/Hello;\n.super Ljava/lang/Object;\n\
+         .method public static native sum3(IJI)J\n.end method\n",
+    )
+    .unwrap();
+    let dex = dir.join("hello.dex");
+    assert!(Command::new("smali")
+        .arg("a")
+        .arg("-o")
+        .arg(&dex)
+        .arg(&src)
+        .status()
+        .unwrap()
+        .success());
+    let c = dir.join("hello.c");
+    std::fs::write(
+        &c,
+        "#include <stdint.h>\nint64_t Java_com_example_Hello_sum3(void* e, void* c, int32_t a, \
+         int64_t b, int32_t d) { return a + b * d; }\n",
+    )
+    .unwrap();
+    let dex = dex.display().to_string();
+    let method = "Lcom/example/Hello;->sum3(IJI)J";
+    let native = c.display().to_string();
+    // 5 + 1000000007 * 3 on every ISA, through each stub's entry and exit.
+    let (code, text) = run(&[
+        "--dex",
+        &dex,
+        "--method",
+        method,
+        "--args",
+        "5,1000000007,3",
+        "--native",
+        &native,
+    ]);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(text.matches("result: 3000000026").count(), 3, "{text}");
+    assert_eq!(text.matches("JNI stub").count(), 3, "{text}");
+    assert!(!text.contains("CHECK FAILED"), "{text}");
+
+    let (code, text) = run(&["--dex", &dex, "--method", method, "--args", "1,2,3"]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("is native: give --native"), "{text}");
+
+    // A 64-bit division is a runtime call on 32-bit arm (__aeabi_ldivmod): not self-contained.
+    let bad = dir.join("bad.c");
+    std::fs::write(
+        &bad,
+        "#include <stdint.h>\nint64_t Java_com_example_Hello_sum3(void* e, void* c, int32_t a, \
+         int64_t b, int32_t d) { return b / d + a; }\n",
+    )
+    .unwrap();
+    let bad = bad.display().to_string();
+    let (code, text) = run(&[
+        "--dex", &dex, "--method", method, "--isa", "thumb2", "--args", "1,2,3", "--native", &bad,
+    ]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("relocates .text"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -133,7 +133,7 @@ fn corpus_b_art_test_smali_methods() {
                     method,
                     traced,
                     untraced,
-                } => (method, traced, untraced),
+                } => (method, *traced, *untraced),
             };
             compiled += 1;
             let ret = traced.shorty.as_bytes()[0];

@@ -8,7 +8,9 @@
 //!   has the shape of the Java program's (a model of Calls.java below: number of calls and of
 //!   distinct methods), so a dispatch skipped or doubled fails even where the ring agrees;
 //! * the decoded ring equals that call tree, slot for slot: an entry of the callee's
-//!   `ArtMethod*` per dispatch, an exit per return, in order (none after an exception);
+//!   `ArtMethod*` per dispatch, an exit per return, in order, and after an exception an exit
+//!   for every frame it popped, written by the runtime's own trace point as patch 0021 has the
+//!   unwinder do (src/unwind.rs);
 //! * registers and stack across every trace point of every method, as in corpus (a).
 //!
 //! x86_64 runs the methods that invoke nothing (Far); dispatch is emulated only.
@@ -205,11 +207,16 @@ fn call_trees_run_compiled_and_the_ring_equals_the_dispatches() {
                         o.calls
                     );
                     assert_eq!(entries[0], method_value(&code.isa), "{what}");
-                    if o.exception.is_none() {
-                        assert_eq!(returns, entries.len(), "{what}: calls {:x?}", o.calls);
-                    } else {
+                    // Every frame returns, or is popped by the exception with the exit the
+                    // unwinder writes (patch 0021, src/unwind.rs).
+                    assert_eq!(returns, entries.len(), "{what}: calls {:x?}", o.calls);
+                    if o.exception.is_some() {
                         threw += 1;
-                        assert!(returns < entries.len(), "{what}: calls {:x?}", o.calls);
+                        assert_eq!(
+                            o.calls.last(),
+                            Some(&(false, 0)),
+                            "{what}: the unwinder's exits come last"
+                        );
                     }
                     if compiled.traced {
                         let problems = check_traced(&o);
@@ -227,8 +234,15 @@ fn call_trees_run_compiled_and_the_ring_equals_the_dispatches() {
                             assert!(!check_traced(&other).is_empty(), "{what}");
                             tampered += 1;
                         }
+                        // The exits of frames an exception popped are the unwinder's, not
+                        // compiled trace points: they are among the trailing returns.
+                        let unwound = if o.exception.is_some() {
+                            o.calls.iter().rev().take_while(|c| !c.0).count()
+                        } else {
+                            0
+                        };
                         assert!(
-                            o.trace_points_run >= entries.len() + returns,
+                            o.trace_points_run >= entries.len() + returns - unwound,
                             "{what}: {} trace points ran for {} calls and {returns} returns",
                             o.trace_points_run,
                             entries.len()
@@ -408,7 +422,8 @@ fn an_invoke_of_a_method_the_dex_does_not_define_throws_no_such_method_error() {
     };
     // Not in the corpus (no Java twin can call a method that does not exist): the runtime's
     // resolution fails, artInvokeCommon returns the failure value and the trampoline delivers
-    // NoSuchMethodError; the ring holds the caller's entry only.
+    // NoSuchMethodError; the ring holds the caller's entry and the exit the unwinder writes
+    // for it (patch 0021).
     let dir = tempdir("missing");
     let smali = dir.join("Missing.smali");
     std::fs::write(
@@ -447,7 +462,7 @@ fn an_invoke_of_a_method_the_dex_does_not_define_throws_no_such_method_error() {
         );
         assert_eq!(
             o.calls,
-            vec![(true, method_value(&code.isa))],
+            vec![(true, method_value(&code.isa)), (false, 0)],
             "{}",
             code.isa
         );

@@ -87,4 +87,65 @@ public class Calls {
   private static int div2(int a, int b) {
     return a / b;
   }
+
+  // Exceptions caught in compiled code (the smali's handlers do not read the exception).
+  public static int catchHere(int a, int b) {
+    int x = a * 3;
+    try {
+      x = x / (b & 3);
+    } catch (ArithmeticException e) {
+      return x + 100;
+    }
+    return x;
+  }
+
+  public static int catchPhi(int a, int b) {
+    int x = a;
+    try {
+      x = a / (b & 3);
+      x = x + 1000 / ((b >> 2) & 3);
+    } catch (ArithmeticException e) {
+      return x - 7;
+    }
+    return x;
+  }
+
+  public static int catchUp(int a, int b) {
+    int y = a ^ 0x55;
+    int r;
+    try {
+      r = div1(a, b);
+    } catch (ArithmeticException e) {
+      return y * 2;
+    }
+    return y + r;
+  }
+
+  public static int catchSuper(int a, int b) {
+    try {
+      return a % (b & 1);
+    } catch (RuntimeException e) {
+      return -77;
+    }
+  }
+
+  public static int catchMiss(int a, int b) {
+    try {
+      try {
+        return a / (b & 1);
+      } catch (NullPointerException e) {
+        return -2;
+      }
+    } catch (Exception e) {
+      return -3;
+    }
+  }
+
+  public static int catchWrong(int a, int b) {
+    try {
+      return a / (b & 1);
+    } catch (NullPointerException e) {
+      return -2;
+    }
+  }
 }

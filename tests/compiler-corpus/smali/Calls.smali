@@ -247,3 +247,105 @@
     div-int v0, p0, p1
     return v0
 .end method
+
+# Exceptions caught in compiled code (issue 15 item 4a): handlers are found from the dex try
+# items and ART's catch stack maps, catch phis filled from the throwing call's stack map
+# (rust/harness/art-compile/src/catch.rs). No move-exception: the handlers do not read the
+# exception, as d8 emits them when the Java code does not use it.
+
+# Caught in the same frame; x = a * 3 lives into the handler.
+.method public static catchHere(II)I
+    .registers 4
+    mul-int/lit8 v0, p0, 3
+    and-int/lit8 v1, p1, 3
+    :try_start
+    div-int/2addr v0, v1
+    :try_end
+    .catch Ljava/lang/ArithmeticException; {:try_start .. :try_end} :handler
+    return v0
+    :handler
+    add-int/lit8 v0, v0, 100
+    return v0
+.end method
+
+# Two throwing instructions in one try: the handler's x is a catch phi (a, or a / (b & 3)).
+.method public static catchPhi(II)I
+    .registers 6
+    move v0, p0
+    and-int/lit8 v1, p1, 3
+    shr-int/lit8 v2, p1, 2
+    and-int/lit8 v2, v2, 3
+    :try_start
+    div-int v0, p0, v1
+    const/16 v3, 1000
+    div-int/2addr v3, v2
+    add-int/2addr v0, v3
+    :try_end
+    .catch Ljava/lang/ArithmeticException; {:try_start .. :try_end} :handler
+    return v0
+    :handler
+    add-int/lit8 v0, v0, -7
+    return v0
+.end method
+
+# Caught two frames up: div1 -> div2 throws a quarter of the time; y lives into the handler.
+.method public static catchUp(II)I
+    .registers 4
+    xor-int/lit8 v0, p0, 0x55
+    :try_start
+    invoke-static {p0, p1}, LCalls;->div1(II)I
+    move-result v1
+    :try_end
+    .catch Ljava/lang/ArithmeticException; {:try_start .. :try_end} :handler
+    add-int/2addr v0, v1
+    return v0
+    :handler
+    mul-int/lit8 v0, v0, 2
+    return v0
+.end method
+
+# A handler of a superclass (ArithmeticException extends RuntimeException).
+.method public static catchSuper(II)I
+    .registers 3
+    and-int/lit8 v0, p1, 1
+    :try_start
+    rem-int v0, p0, v0
+    :try_end
+    .catch Ljava/lang/RuntimeException; {:try_start .. :try_end} :handler
+    return v0
+    :handler
+    const/16 v0, -77
+    return v0
+.end method
+
+# Handlers searched in order: NullPointerException does not match, Exception does.
+.method public static catchMiss(II)I
+    .registers 3
+    and-int/lit8 v0, p1, 1
+    :try_start
+    div-int v0, p0, v0
+    :try_end
+    .catch Ljava/lang/NullPointerException; {:try_start .. :try_end} :npe
+    .catch Ljava/lang/Exception; {:try_start .. :try_end} :ex
+    return v0
+    :npe
+    const/4 v0, -2
+    return v0
+    :ex
+    const/4 v0, -3
+    return v0
+.end method
+
+# No handler matches: the exception leaves the method (the unwinder writes its exit).
+.method public static catchWrong(II)I
+    .registers 3
+    and-int/lit8 v0, p1, 1
+    :try_start
+    div-int v0, p0, v0
+    :try_end
+    .catch Ljava/lang/NullPointerException; {:try_start .. :try_end} :npe
+    return v0
+    :npe
+    const/4 v0, -2
+    return v0
+.end method

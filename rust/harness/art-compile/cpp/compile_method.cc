@@ -40,6 +40,7 @@
 #include "dex/dex_file.h"
 #include "dex/dex_instruction-inl.h"
 #include "dex/dex_file_annotations.h"
+#include "dex/dex_file_exception_helpers.h"
 #include "driver/compiler_options.h"
 #include "driver/dex_compilation_unit.h"
 #include "entrypoints/quick/quick_entrypoints_enum.h"
@@ -500,6 +501,46 @@ bool CompileFor(const Target& target,
   for (StackMap map : code_info.GetStackMaps()) {
     out << "pc_map " << map.GetNativePcOffset(target.isa) << " " << map.GetDexPc() << " "
         << static_cast<int32_t>(map.GetKind()) << "\n";
+  }
+  // Where each stack map keeps each dex register (CodeInfo::GetDexRegisterMapOf), in CodeInfo
+  // order, as the exception handler reads them: the values a catch block finds in its catch
+  // phis' stack slots are copied from the throwing call's locations
+  // (QuickExceptionHandler::SetCatchEnvironmentForOptimizedHandler).
+  for (StackMap map : code_info.GetStackMaps()) {
+    out << "dex_regs " << map.GetNativePcOffset(target.isa) << " "
+        << static_cast<int32_t>(map.GetKind());
+    DexRegisterMap regs = code_info.GetDexRegisterMapOf(map);
+    for (size_t v = 0; v < regs.size(); ++v) {
+      DexRegisterLocation loc = regs[v];
+      switch (loc.GetKind()) {
+        case DexRegisterLocation::Kind::kInStack: out << " s" << loc.GetStackOffsetInBytes(); break;
+        case DexRegisterLocation::Kind::kConstant: out << " c" << loc.GetConstant(); break;
+        case DexRegisterLocation::Kind::kInRegister: out << " r" << loc.GetMachineRegister(); break;
+        case DexRegisterLocation::Kind::kInRegisterHigh:
+          out << " R" << loc.GetMachineRegister();
+          break;
+        case DexRegisterLocation::Kind::kInFpuRegister:
+          out << " f" << loc.GetMachineRegister();
+          break;
+        case DexRegisterLocation::Kind::kInFpuRegisterHigh:
+          out << " F" << loc.GetMachineRegister();
+          break;
+        default: out << " -"; break;
+      }
+    }
+    out << "\n";
+  }
+  // The try items and their handlers (dex pcs; the handler's exception type as a descriptor,
+  // `*` for a catch-all), in the order ArtMethod::FindCatchBlock searches them.
+  CodeItemDataAccessor data(dex_file, code_item);
+  for (const dex::TryItem& try_item : data.TryItems()) {
+    out << "try " << try_item.start_addr_ << " " << (try_item.start_addr_ + try_item.insn_count_);
+    for (CatchHandlerIterator it(data, try_item); it.HasNext(); it.Next()) {
+      const dex::TypeIndex type = it.GetHandlerTypeIndex();
+      out << " " << (type.IsValid() ? dex_file.StringByTypeIdx(type) : "*") << "@"
+          << it.GetHandlerAddress();
+    }
+    out << "\n";
   }
   out << "code " << Hex(code_allocator.GetMemory()) << "\n";
   out << "stack_map " << Hex(ArrayRef<const uint8_t>(stack_map)) << "\n";

@@ -215,8 +215,8 @@ impl Dispatcher {
                 s.frames.push(frame.0);
             }
             Err(Failure::Threw(e)) => {
+                // Delivered by the trap hook (a compiled handler may catch it).
                 s.exception = Some(e);
-                let _ = u.emu_stop();
             }
             Err(Failure::Error(why)) => {
                 s.dispatch_error = Some(why);

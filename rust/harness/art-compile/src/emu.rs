@@ -61,6 +61,8 @@ pub struct Run {
     pub calls: Vec<(bool, u64)>,
     /// Out-of-line halves of trace points that started executing.
     pub out_of_line_run: usize,
+    /// Exceptions a compiled catch handler caught during the call, by class.
+    pub caught: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -201,11 +203,20 @@ pub(crate) struct CodeMap {
     out_of_line: HashMap<u64, usize>,
     /// Per trace point: the registers it may change.
     clobbers: Vec<Vec<u8>>,
+    /// Every loaded method, for exception delivery (`crate::catch`).
+    pub(crate) methods: Vec<crate::catch::FrameCode>,
 }
 
 impl CodeMap {
     /// Registers the trace points of `code` loaded at `base`.
     pub(crate) fn add(&mut self, isa: Isa, code: &IsaCode, base: u64) {
+        self.methods.push(crate::catch::FrameCode {
+            start: base,
+            len: code.code.len() as u64,
+            pc_map: code.pc_map.clone(),
+            dex_regs: code.dex_regs.clone(),
+            tries: code.tries.clone(),
+        });
         for tp in &code.trace_points {
             let i = self.clobbers.len();
             self.starts.insert(base + tp.inline.0 as u64, i);
@@ -246,6 +257,7 @@ pub(crate) struct Seen {
     open: Vec<Snapshot>,
     violations: Vec<String>,
     pub(crate) exception: Option<String>,
+    caught: Vec<String>,
     entrypoints_called: Vec<String>,
     /// Why the run stopped inside an entrypoint the harness does not provide.
     unsupported: Option<String>,
@@ -370,6 +382,7 @@ impl Machine {
         let trap_dispatcher = dispatcher.clone();
         let unwinder = Unwinder {
             isa,
+            map: Rc::clone(&map),
             thread: l.thread,
             ring: l.ring,
             ring_bytes: (RING_SLOTS * 8) as u64,
@@ -388,9 +401,9 @@ impl Machine {
                 if name == "InvokeStaticTrampolineWithAccessCheck" {
                     if let Some(d) = &trap_dispatcher {
                         d.borrow_mut().invoke_static(u, &mut s);
-                        if s.exception.is_some() {
-                            // The trampoline delivered a pending exception from the caller.
-                            unwinder.unwind(u, &mut s);
+                        // The trampoline delivered a pending exception from the caller.
+                        if s.exception.is_some() && !unwinder.deliver(u, &mut s) {
+                            let _ = u.emu_stop();
                         }
                         return;
                     }
@@ -410,8 +423,9 @@ impl Machine {
                     }
                     crate::runtime::Outcome::Threw(exception) => {
                         s.exception = Some(exception);
-                        unwinder.unwind(u, &mut s);
-                        let _ = u.emu_stop();
+                        if !unwinder.deliver(u, &mut s) {
+                            let _ = u.emu_stop();
+                        }
                     }
                     crate::runtime::Outcome::Unsupported => {
                         s.unsupported = Some(name);
@@ -625,17 +639,18 @@ impl Machine {
             entrypoints_called,
             calls: s.calls.clone(),
             out_of_line_run: s.out_of_line_run,
+            caught: s.caught.clone(),
         })
     }
 }
 
 /// The harness's double of exception delivery (QuickExceptionHandler::FindCatch and the long
-/// jump, quick_exception_handler.cc) as far as the harness goes: no catch handler in compiled
-/// code is looked for yet, so every frame from the thrower to the harness's call is unwound,
-/// innermost first, each with the exit patch 0021 writes (`crate::unwind`).
-#[derive(Clone, Copy)]
+/// jump, quick_exception_handler.cc): the compiled frames are searched for a catch handler
+/// (`crate::catch`); the frames inside the catching one, or all of them, are unwound innermost
+/// first, each with the exit patch 0021 writes (`crate::unwind`).
 struct Unwinder {
     isa: Isa,
+    map: Rc<RefCell<CodeMap>>,
     thread: u64,
     ring: u64,
     ring_bytes: u64,
@@ -643,6 +658,68 @@ struct Unwinder {
 }
 
 impl Unwinder {
+    /// Delivers `s.exception`; true when a compiled handler caught it (execution continues
+    /// there), false when the run ends with it.
+    fn deliver(&self, u: &mut Unicorn<'_, ()>, s: &mut Seen) -> bool {
+        let exception = s.exception.clone().unwrap_or_default();
+        let (sp_reg, lr_reg, pc_reg) = match self.isa {
+            Isa::Arm64 => (
+                RegisterARM64::SP as i32,
+                RegisterARM64::X30 as i32,
+                RegisterARM64::PC as i32,
+            ),
+            Isa::Thumb2 => (
+                RegisterARM::SP as i32,
+                RegisterARM::LR as i32,
+                RegisterARM::PC as i32,
+            ),
+        };
+        let (sp, lr) = (
+            u.reg_read(sp_reg).unwrap_or(0),
+            u.reg_read(lr_reg).unwrap_or(0),
+        );
+        let methods = self.map.borrow().methods.clone();
+        match crate::catch::deliver(u, self.isa, &methods, sp, lr, &s.frames, &exception) {
+            Ok(crate::catch::Delivery::Caught { depth, sp, pc }) => {
+                self.pop(u, s, depth as u32);
+                let keep = s.frames.len() - depth;
+                s.frames.truncate(keep);
+                let _ = u.reg_write(sp_reg, sp);
+                let _ = u.reg_write(pc_reg, pc);
+                s.caught.push(exception);
+                s.exception = None;
+                true
+            }
+            Ok(crate::catch::Delivery::Uncaught) => {
+                self.unwind(u, s);
+                false
+            }
+            Err(why) => {
+                s.dispatch_error = Some(format!("exception delivery: {why}"));
+                false
+            }
+        }
+    }
+
+    /// Pops `frames` frames, innermost first, each with its exit if traced.
+    fn pop(&self, u: &mut Unicorn<'_, ()>, s: &mut Seen, frames: u32) {
+        if self.traced {
+            if let Err(e) = crate::unwind::write_exits(
+                u,
+                self.isa,
+                self.thread,
+                self.ring,
+                self.ring_bytes,
+                frames,
+            ) {
+                s.dispatch_error = Some(format!("unwinder: {e}"));
+            }
+        }
+        for _ in 0..frames {
+            s.calls.push((false, 0));
+        }
+    }
+
     fn unwind(&self, u: &mut Unicorn<'_, ()>, s: &mut Seen) {
         // The thrower (the harness's call or the innermost dispatched frame) and every
         // dispatched frame below it.

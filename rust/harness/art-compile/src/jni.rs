@@ -550,6 +550,7 @@ pub fn run_x86_64(
             entrypoints_called: Vec::new(),
             calls: vec![(true, method), (false, 0)],
             out_of_line_run: 0,
+            caught: Vec::new(),
         },
         after: After {
             state: j.state,

@@ -6,6 +6,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod abi;
+mod catch;
 pub mod disasm;
 pub mod dispatch;
 pub mod emu;
@@ -233,6 +234,8 @@ pub struct Outcome {
     /// it made and each invoke it dispatched, `(false, 0)` for each return it saw, in order.
     /// Empty: one call of `method_value(isa)` (see `expected_call_tree`).
     pub calls: Vec<(bool, u64)>,
+    /// Exceptions a compiled catch handler caught (emulated ISAs).
+    pub caught: Vec<String>,
 }
 
 impl Outcome {
@@ -248,6 +251,7 @@ impl Outcome {
             exception: r.exception,
             entrypoints_called: r.entrypoints_called,
             calls: r.calls,
+            caught: r.caught,
         }
     }
 }
@@ -337,6 +341,7 @@ fn execute_with(
                 exception: None,
                 entrypoints_called: Vec::new(),
                 calls: Vec::new(),
+                caught: Vec::new(),
             })
         }
         other => Err(format!("no executor for {other}")),

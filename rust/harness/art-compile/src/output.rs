@@ -48,6 +48,40 @@ pub struct ThunkCall {
     pub thunk: Vec<u8>,
 }
 
+/// Where one stack map keeps a dex register (`DexRegisterLocation`, runtime/dex_register_location.h).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VregLoc {
+    /// kNone: not live.
+    None,
+    /// kInStack: byte offset from sp.
+    Stack(i32),
+    Constant(i32),
+    /// kInRegister / kInRegisterHigh: a core register's low / high 32 bits.
+    Register(u8),
+    RegisterHigh(u8),
+    /// kInFpuRegister / kInFpuRegisterHigh.
+    Fpu(u8),
+    FpuHigh(u8),
+}
+
+/// One stack map's dex register map.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DexRegs {
+    pub native_pc: u32,
+    pub kind: i32,
+    pub vregs: Vec<VregLoc>,
+}
+
+/// A try item of the method and its handlers, in search order: the exception type's
+/// descriptor (None: catch-all) and the handler's dex pc.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TryItem {
+    pub start: u32,
+    /// One past the last covered dex pc.
+    pub end: u32,
+    pub handlers: Vec<(Option<String>, u32)>,
+}
+
 /// One ISA's compiled code.
 #[derive(Clone, Debug)]
 pub struct IsaCode {
@@ -73,6 +107,10 @@ pub struct IsaCode {
     /// A JNI stub's view of `Thread`, `JNIEnvExt` and `ArtMethod` (name, value), by ART's own
     /// accessors (cpp/compile_method.cc `PrintJniLayout`); empty for managed code.
     pub jni_layout: Vec<(String, u64)>,
+    /// Every stack map's dex register map, in CodeInfo order.
+    pub dex_regs: Vec<DexRegs>,
+    /// The method's try items (the same for every ISA).
+    pub tries: Vec<TryItem>,
 }
 
 /// A method compiled for one or more ISAs.
@@ -125,6 +163,23 @@ fn hex(s: &str) -> Option<Vec<u8>> {
         .step_by(2)
         .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
         .collect()
+}
+
+/// A dex register location as compile_method.cc prints it.
+fn parse_loc(t: &str) -> Option<VregLoc> {
+    if t == "-" {
+        return Some(VregLoc::None);
+    }
+    let (k, v) = t.split_at(1);
+    Some(match k {
+        "s" => VregLoc::Stack(v.parse().ok()?),
+        "c" => VregLoc::Constant(v.parse().ok()?),
+        "r" => VregLoc::Register(v.parse().ok()?),
+        "R" => VregLoc::RegisterHigh(v.parse().ok()?),
+        "f" => VregLoc::Fpu(v.parse().ok()?),
+        "F" => VregLoc::FpuHigh(v.parse().ok()?),
+        _ => return None,
+    })
 }
 
 /// Parses the harness's output file.
@@ -214,6 +269,8 @@ pub fn parse(text: &str) -> Result<Compiled, (usize, String)> {
                     thunk_calls: Vec::new(),
                     other_patches: Vec::new(),
                     jni_layout: Vec::new(),
+                    dex_regs: Vec::new(),
+                    tries: Vec::new(),
                 });
             }
             "end" => {
@@ -282,6 +339,34 @@ pub fn parse(text: &str) -> Result<Compiled, (usize, String)> {
                             .map_err(|_| (n, format!("'{}' is not a patch kind", f[0])))?,
                         num(f[1])? as u32,
                     )),
+                    "dex_regs" if f.len() >= 2 => {
+                        let vregs = f[2..]
+                            .iter()
+                            .map(|t| parse_loc(t).ok_or((n, format!("bad location '{t}'"))))
+                            .collect::<Result<_, _>>()?;
+                        s.dex_regs.push(DexRegs {
+                            native_pc: num(f[0])? as u32,
+                            kind: f[1]
+                                .parse()
+                                .map_err(|_| (n, format!("'{}' is not a stack map kind", f[1])))?,
+                            vregs,
+                        });
+                    }
+                    "try" if f.len() >= 2 => {
+                        let mut handlers = Vec::new();
+                        for h in &f[2..] {
+                            let (ty, pc) = h
+                                .rsplit_once('@')
+                                .ok_or((n, format!("bad handler '{h}'")))?;
+                            let ty = (ty != "*").then(|| ty.to_string());
+                            handlers.push((ty, num(pc)? as u32));
+                        }
+                        s.tries.push(TryItem {
+                            start: num(f[0])? as u32,
+                            end: num(f[1])? as u32,
+                            handlers,
+                        });
+                    }
                     "jni_layout" if f.len() == 2 => {
                         s.jni_layout.push((f[0].to_string(), num(f[1])?))
                     }
@@ -319,7 +404,8 @@ mod tests {
     const GOOD: &str = "hubble-compile 1\nmethod LA;->f(II)I\nshorty III\nstatic 1\ntraced 1\n\
 dex_code_units 9\nmethod_idx 4\ninvoke 3 invoke-static 7 LA;->g(I)I\nisa arm64\nframe_size 16\ncore_spill_mask 0\nfp_spill_mask 0\n\
 trace_nodes_removed 0\nframe_entry 0 8\ntrace entry 3 8 20 40 60 -\ntrace exit 9 24 32 60 70 1,2,3\n\
-slow_path HubbleTraceSlowPathARM64 40 60\npc_map 12 3 -1\nthunk_call 0 16 aabb\ncode 00ff\nstack_map 01\nend\n";
+slow_path HubbleTraceSlowPathARM64 40 60\npc_map 12 3 -1\nthunk_call 0 16 aabb\n\
+dex_regs 12 -1 s8 c-3 r1 - F2\ntry 0 4 Ljava/lang/ArithmeticException;@6 *@9\ncode 00ff\nstack_map 01\nend\n";
 
     #[test]
     fn parses_a_section() {
@@ -332,6 +418,31 @@ slow_path HubbleTraceSlowPathARM64 40 60\npc_map 12 3 -1\nthunk_call 0 16 aabb\n
         assert_eq!(a.trace_points[1].temps, vec![1, 2, 3]);
         assert_eq!(a.trace_points[1].out_of_line, (60, 70));
         assert_eq!(c.method_idx, Some(4));
+        assert_eq!(
+            a.dex_regs,
+            vec![DexRegs {
+                native_pc: 12,
+                kind: -1,
+                vregs: vec![
+                    VregLoc::Stack(8),
+                    VregLoc::Constant(-3),
+                    VregLoc::Register(1),
+                    VregLoc::None,
+                    VregLoc::FpuHigh(2)
+                ]
+            }]
+        );
+        assert_eq!(
+            a.tries,
+            vec![TryItem {
+                start: 0,
+                end: 4,
+                handlers: vec![
+                    (Some("Ljava/lang/ArithmeticException;".into()), 6),
+                    (None, 9)
+                ]
+            }]
+        );
         assert_eq!(
             a.thunk_calls,
             vec![ThunkCall {

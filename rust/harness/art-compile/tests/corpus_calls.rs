@@ -67,6 +67,8 @@ fn model(name: &str, args: &[Arg]) -> (usize, usize) {
             (1 + k, if k > 0 { 2 } else { 1 })
         }
         "divDeep" => (3, 3),
+        "catchUp" => (3, 3),
+        "catchHere" | "catchPhi" | "catchSuper" | "catchMiss" | "catchWrong" => (1, 1),
         "far" => (1, 1),
         other => panic!("no model of {other}: add it to corpus_calls.rs"),
     }
@@ -136,13 +138,14 @@ fn call_trees_run_compiled_and_the_ring_equals_the_dispatches() {
     let dir = tempdir("trees");
     let dex = corpus_dex(&dir);
     let methods = oracle::list(&dir, &["Calls", "Far"]);
-    assert_eq!(methods.len(), 6, "oracle listed {methods:?}");
+    assert_eq!(methods.len(), 12, "oracle listed {methods:?}");
     let n = inputs::per_method();
     let mut rng = Rng::new(0x4341_4c4c_5354);
     let traced_linker = Rc::new(Linker::new(&harness, &dex, true, &dir.join("callees")));
     let plain_linker = Rc::new(Linker::new(&harness, &dex, false, &dir.join("callees")));
     let (mut runs, mut dispatches, mut x86_skipped) = (0usize, 0usize, 0usize);
     let mut tampered = 0usize;
+    let mut total_caught = 0usize;
     let mut summary = Vec::new();
     for (desc, shorty) in &methods {
         let (traced, plain) = compile_both(&harness, &dex, desc, shorty, &dir);
@@ -153,12 +156,16 @@ fn call_trees_run_compiled_and_the_ring_equals_the_dispatches() {
         let mut traced_runner = Runner::linked(&traced, &traced_linker).unwrap();
         let mut plain_runner = Runner::linked(&plain, &plain_linker).unwrap();
         let (mut max_depth, mut max_calls, mut threw) = (0usize, 0usize, 0usize);
+        let mut caught = 0usize;
         for (args, want) in args_list.iter().zip(&want) {
             let (want_exception, want) = parse_want(desc, want);
             let (model_calls, model_methods) = model(&name, args);
             for (compiled, runner) in [(&traced, &mut traced_runner), (&plain, &mut plain_runner)] {
                 for (i, code) in compiled.isas.iter().enumerate() {
-                    if code.isa == "x86_64" && !compiled.invokes.is_empty() {
+                    // Natively there is no dispatch and no exception delivery.
+                    if code.isa == "x86_64"
+                        && (!compiled.invokes.is_empty() || !code.tries.is_empty())
+                    {
                         x86_skipped += 1;
                         continue;
                     }
@@ -183,6 +190,8 @@ fn call_trees_run_compiled_and_the_ring_equals_the_dispatches() {
                         "{what}: {got:#x}, OpenJDK {want:#x}"
                     );
                     runs += 1;
+                    caught += o.caught.len();
+                    total_caught += o.caught.len();
                     if code.isa == "x86_64" {
                         // Natively: no dispatch, so one call; its ring is still checked.
                         if compiled.traced {
@@ -238,6 +247,9 @@ fn call_trees_run_compiled_and_the_ring_equals_the_dispatches() {
                         // compiled trace points: they are among the trailing returns.
                         let unwound = if o.exception.is_some() {
                             o.calls.iter().rev().take_while(|c| !c.0).count()
+                        } else if !o.caught.is_empty() {
+                            // Frames popped on the way to a handler: among the returns.
+                            returns
                         } else {
                             0
                         };
@@ -262,15 +274,19 @@ fn call_trees_run_compiled_and_the_ring_equals_the_dispatches() {
             .unwrap_or(0);
         summary.push(format!(
             "{desc}: {n} inputs, up to {max_calls} calls {max_depth} frames deep, {loaded} \
-             method(s) loaded, {threw} runs threw"
+             method(s) loaded, {threw} runs threw, {caught} exceptions caught in compiled code"
         ));
     }
     let _ = std::fs::remove_dir_all(&dir);
     assert!(tampered > 0, "no call tree was tampered with");
+    // The catch handlers ran (catchHere/Phi/Up/Super/Miss throw on a quarter to a half of the
+    // inputs; each caught exception returned the handler's value, checked against OpenJDK).
+    assert!(total_caught > 0, "no exception was caught in compiled code");
     eprintln!(
         "corpus (a) calls: {} methods, {n} inputs each, {runs} runs checked, {dispatches} \
          traced dispatches checked against the ring, {} callees compiled (traced and \
-         untraced), {x86_skipped} x86_64 runs of invoking methods not run (no native dispatch), \
+         untraced), {x86_skipped} x86_64 runs of invoking or catching methods not run (no native \
+         dispatch or exception delivery), {total_caught} exceptions caught in compiled code, \
          {tampered} tampered call trees rejected",
         methods.len(),
         traced_linker.compiles() + plain_linker.compiles()

@@ -18,6 +18,10 @@ fn capstone_for(isa: &str) -> Result<Capstone, String> {
             .x86()
             .mode(arch::x86::ArchMode::Mode64)
             .build(),
+        "x86" => Capstone::new()
+            .x86()
+            .mode(arch::x86::ArchMode::Mode32)
+            .build(),
         _ => return Err(format!("no disassembler for {isa}")),
     };
     cs.map_err(|e| e.to_string())
@@ -119,4 +123,23 @@ mod tests {
             assert!(!is_branch(m), "{m}");
         }
     }
+}
+
+/// Offsets of the `FPREM` instructions (`D9 F8`) in x86 code, found by disassembling it (a byte
+/// search could match inside another instruction).
+pub fn x86_fprem_offsets(code: &[u8]) -> impl Iterator<Item = u64> {
+    let found: Vec<u64> = capstone_for("x86")
+        .and_then(|cs| {
+            cs.disasm_all(code, 0)
+                .map_err(|e| e.to_string())
+                .map(|insns| {
+                    insns
+                        .iter()
+                        .filter(|i| i.bytes() == [0xd9, 0xf8])
+                        .map(|i| i.address())
+                        .collect()
+                })
+        })
+        .unwrap_or_default();
+    found.into_iter()
 }

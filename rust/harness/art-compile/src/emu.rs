@@ -223,7 +223,7 @@ pub(crate) fn x86_fs(
             X86_FS_ENTRY,
             x86_descriptor(
                 thread as u32,
-                (thread_size.div_ceil(0x1000) - 1) as u32,
+                ((thread_size + 0xfff) / 0x1000 - 1) as u32,
                 0xf3,
             ),
         ),

@@ -193,15 +193,14 @@ fn x86_descriptor(base: u32, limit_pages: u32, access: u8) -> u64 {
 }
 
 /// `%fs` → the Thread image, as `Thread::InitCpu` (runtime/arch/x86/thread_x86.cc:44-133, ART
-/// 14) makes it on Linux: a GDT data descriptor (`set_thread_area`: base = the Thread, limit =
-/// its size in pages, 32-bit, writable, present, DPL 3) and `movw selector, %fs` with
-/// `selector = (entry_number << 3) | 0 (GDT) | 3 (RPL)` (thread_x86.cc:124-133).
+/// 14) makes it on Linux: a GDT data descriptor (`set_thread_area`, :106-114: base = the
+/// Thread, limit = sizeof(Thread) with limit_in_pages, 32-bit, writable, present, DPL 3) and
+/// `movw selector, %fs` with `selector = (entry_number << 3) | 0 (GDT) | 3 (RPL)` (:124-133).
 ///
 /// unicorn 2.1 in `MODE_32` cannot be given an FS base directly: its reg_write has the
-/// `FS_BASE` case commented out ("Don't think base registers are a thing on x86"): the write
-/// is a no-op with a deprecation warning (`x86_tests::fs_base_cannot_be_written_in_mode_32`),
-/// so the descriptor is the only
-/// way, and it is ART's own. unicorn starts `MODE_32` with zeroed segment caches and the
+/// `FS_BASE` case commented out ("Don't think base registers are a thing on x86"), so the
+/// write is a no-op with a deprecation warning (`x86_tests::fs_base_cannot_be_written_in_
+/// mode_32`); the descriptor is the only way, and it is ART's own. unicorn starts `MODE_32` with zeroed segment caches and the
 /// 32-bit code/stack flags set in `hflags` only (qemu/target/i386/unicorn.c, reset); loading
 /// any segment register recomputes those flags from the CS and SS caches, which would turn the
 /// CPU to 16-bit code and stack. So CS and SS (and DS, ES) get flat 32-bit descriptors first,
@@ -218,14 +217,10 @@ pub(crate) fn x86_fs(
         // data: P, DPL 0, S, read/write, accessed
         (X86_DATA_ENTRY, x86_descriptor(0, 0xf_ffff, 0x93)),
         // the Thread: P, DPL 3, S, read/write, accessed (InitCpu: contents DATA, not
-        // read_exec_only, limit_in_pages, seg_32bit)
+        // read_exec_only, limit = sizeof(Thread) counted in pages as ART passes it, seg_32bit)
         (
             X86_FS_ENTRY,
-            x86_descriptor(
-                thread as u32,
-                ((thread_size + 0xfff) / 0x1000 - 1) as u32,
-                0xf3,
-            ),
+            x86_descriptor(thread as u32, thread_size as u32, 0xf3),
         ),
     ];
     for (entry, d) in entries {
@@ -311,7 +306,7 @@ pub(crate) fn xmm_read(u: &Unicorn<'_, ()>, n: u8) -> (u64, u64) {
     )
 }
 
-/// Writes an x86 XMM register's low 64 bits (the high ones zero).
+/// Writes an x86 XMM register's 128 bits as (low, high).
 pub(crate) fn xmm_write(
     u: &mut Unicorn<'_, ()>,
     n: u8,

@@ -55,15 +55,16 @@ fn users_dex_runs_and_bad_input_is_refused_clearly() {
     std::fs::create_dir_all(&dir).unwrap();
     let dex = user_dex(&dir);
 
-    // 3 * 7 - 4 = 17 on every ISA, with the trace points marked and the ring decoded.
+    // 3 * 7 - 4 = 17 on every ISA (arm64, thumb2, x86_64, x86), with the trace points marked
+    // and the ring decoded.
     let (code, text) = run(&["--dex", &dex, "--method", "LUser;->f(II)I", "--args", "7,4"]);
     assert_eq!(code, 0, "{text}");
-    assert_eq!(text.matches("result: 17").count(), 3, "{text}");
+    assert_eq!(text.matches("result: 17").count(), 4, "{text}");
     assert!(
         text.contains("◀ TraceEntry") && text.contains("◀ TraceExit"),
         "{text}"
     );
-    assert_eq!(text.matches("trace (2 records)").count(), 3, "{text}");
+    assert_eq!(text.matches("trace (2 records)").count(), 4, "{text}");
 
     let cases: &[(&[&str], &str)] = &[
         (

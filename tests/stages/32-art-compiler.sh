@@ -3,17 +3,18 @@
 # 15): scripts/art-build --compiler builds libart-compiler (arm, arm64, x86, x86_64 back ends and
 # the JNI compiler) and the harness hubble-compile-method on stage 31's tree (cold ~10 min of 2
 # cores; warm it compiles nothing), then rust/harness/art-compile's tests run: corpus (a)
-# (tests/compiler-corpus, assembled by smali) on 1000 random inputs per method, on arm64 and
-# thumb2 in unicorn and x86_64 natively, traced and untraced, against the Java twins on OpenJDK;
+# (tests/compiler-corpus, assembled by smali) on 1000 random inputs per method, on arm64, thumb2
+# and x86 in unicorn and x86_64 natively, traced and untraced, against the Java twins on OpenJDK;
 # the decoded ring against the call the harness made; registers and stack across every trace
 # point; call trees (recursion, a 7-frame tree, calls in a loop, an exception 3 frames down)
 # run compiled end to end through the harness's invoke dispatch, the ring against every
 # dispatch and return it observed; a generated method long enough that the trace points'
 # out-of-line branches cross tens of KiB; corpus (b), ART's own test/*/smali/ methods: every
-# one the harness can build compiled for the three ISAs, run on 20 random inputs, skip reasons
-# counted; JNI stubs from ART's JNI compiler (normal, synchronized, @FastNative, references,
-# an exception left pending) around native code clang compiled for each native ABI; and the
-# mutant emitters must be caught. Under CI=true nothing here may skip.
+# one the harness can build compiled for the four ISAs, run on 20 random inputs, skip reasons
+# counted; exceptions caught by compiled handlers; JNI stubs from ART's JNI compiler (normal,
+# synchronized, @FastNative, references, an exception left pending) around native code clang
+# compiled for each native ABI; and the mutant emitters must be caught. Under CI=true nothing
+# here may skip.
 set -euo pipefail
 # shellcheck source=../../scripts/lib/common.sh
 source "$(dirname "$0")/../../scripts/lib/common.sh"
@@ -39,6 +40,7 @@ grep -E "^test result|corpus \((a|b)\)|^  L(Calls|Far);|^far |mutants caught|^JN
 grep -q "corpus (a):" "$log" || hubble_die "corpus (a) did not run"
 grep -q "corpus (a) calls:" "$log" || hubble_die "corpus (a)'s call trees did not run"
 grep -q "^far thumb2 (ring wrapping" "$log" || hubble_die "the long method did not run"
+grep -q "^far x86 (ring wrapping" "$log" || hubble_die "the long method did not run on x86"
 grep -q "mutants caught" "$log" || hubble_die "the mutant test did not run"
 grep -q "corpus (b):" "$log" || hubble_die "corpus (b) did not run"
 grep -q "^JNI stubs:" "$log" || hubble_die "the JNI stubs did not run"

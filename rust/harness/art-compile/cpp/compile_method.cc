@@ -1,13 +1,13 @@
 /*
  * hubble-compile-method: ART's optimizing compiler (the patched tree, libart-compiler's objects)
- * compiles one method of a real .dex file for arm64, thumb2 and x86_64, the way
+ * compiles one method of a real .dex file for arm64, thumb2, x86_64 and x86, the way
  * OptimizingCompiler::TryCompile does (compiler/optimizing/optimizing_compiler.cc), without a
  * Runtime. Written in the style of ART's own OptimizingUnitTest / codegen tests
  * (optimizing_unit_test.h CreateCFG, codegen_test_utils.h RunCode): null class loader and dex
  * cache handles, no class linker, no VerifiedMethod. Where it differs from dex2oat/JIT, the
  * comment says so (docs/compiler-harness.md lists them all).
  *
- *   hubble-compile-method DEX 'LFoo;->bar(II)I' OUT [--isa arm64,thumb2,x86_64] [--no-trace]
+ *   hubble-compile-method DEX 'LFoo;->bar(II)I' OUT [--isa arm64,thumb2,x86_64,x86] [--no-trace]
  *
  * OUT is a text file (format in rust/harness/art-compile/src/output.rs): per ISA, the code
  * bytes, the CodeInfo (stack map) bytes, frame size and spill masks, and the code intervals of
@@ -222,6 +222,19 @@ void RunOptimizations(HGraph* graph, CodeGenerator* codegen, const DexCompilatio
       RunPasses(graph, codegen, unit, arm64, arraysize(arm64));
       break;
     }
+    case InstructionSet::kX86: {
+      // optimizing_compiler.cc:540-547 (ART 14, RunArchOptimizations, case kX86): the
+      // PC-relative fixups give constant-area loads, packed switches and .bss/literal loads a
+      // HX86ComputeBaseMethodAddress (call/pop: x86 has no PC-relative addressing).
+      const OptimizationDef x86[] = {
+          OptDef(OptimizationPass::kInstructionSimplifierX86),
+          OptDef(OptimizationPass::kSideEffectsAnalysis),
+          OptDef(OptimizationPass::kGlobalValueNumbering, "GVN$after_arch"),
+          OptDef(OptimizationPass::kPcRelativeFixupsX86),
+          OptDef(OptimizationPass::kX86MemoryOperandGeneration)};
+      RunPasses(graph, codegen, unit, x86, arraysize(x86));
+      break;
+    }
     case InstructionSet::kX86_64: {
       const OptimizationDef x86_64[] = {
           OptDef(OptimizationPass::kInstructionSimplifierX86_64),
@@ -276,6 +289,7 @@ constexpr Target kTargets[] = {
     {"arm64", InstructionSet::kArm64},
     {"thumb2", InstructionSet::kThumb2},
     {"x86_64", InstructionSet::kX86_64},
+    {"x86", InstructionSet::kX86},
 };
 
 const char* AnalysisName(GraphAnalysisResult r) {
@@ -647,7 +661,7 @@ int CompileMethodTo(const DexFile& dex_file,
       if (isa_name == t.name) target = &t;
     }
     if (target == nullptr) {
-      fprintf(stderr, "unknown ISA '%s' (arm64, thumb2, x86_64)\n", isa_name.c_str());
+      fprintf(stderr, "unknown ISA '%s' (arm64, thumb2, x86_64, x86)\n", isa_name.c_str());
       return 2;
     }
     std::string why;
@@ -747,10 +761,10 @@ int CompileAll(const std::vector<std::unique_ptr<const DexFile>>& dex_files,
         if (pid == 0) {
           std::string t = out_dir + "/" + std::to_string(n) + ".txt";
           std::string u = out_dir + "/" + std::to_string(n) + "-u.txt";
-          int rc = CompileMethodTo(*dex_file, klass, method, "arm64,thumb2,x86_64", false,
+          int rc = CompileMethodTo(*dex_file, klass, method, "arm64,thumb2,x86_64,x86", false,
                                    t.c_str());
           if (rc == 0) {
-            rc = CompileMethodTo(*dex_file, klass, method, "arm64,thumb2,x86_64", true,
+            rc = CompileMethodTo(*dex_file, klass, method, "arm64,thumb2,x86_64,x86", true,
                                  u.c_str());
           }
           if (rc != 0 && !g_last_failure.empty()) {
@@ -793,7 +807,7 @@ int main(int argc, char** argv) {
   const char* dex_path = argv[1];
   std::string wanted = argv[2];
   const char* out_path = argv[3];
-  std::string isas = "arm64,thumb2,x86_64";
+  std::string isas = "arm64,thumb2,x86_64,x86";
   bool no_trace = false;
   for (int i = 4; i < argc; ++i) {
     if (strcmp(argv[i], "--isa") == 0 && i + 1 < argc) {

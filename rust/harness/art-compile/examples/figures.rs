@@ -1,6 +1,6 @@
 //! Prints docs/performance.md's compiler-harness table: per corpus method and ISA, the code
 //! size with and without the trace nodes (bytes, %), and the instructions one call executes
-//! in unicorn (arm64, thumb2) with and without, for the arguments given per method below.
+//! in unicorn (arm64, thumb2, x86) with and without, for the arguments given per method below.
 //!
 //!   cargo run -p hubble-art-compile --example figures -- DEX
 //!
@@ -20,11 +20,17 @@ fn main() -> anyhow::Result<()> {
     println!("| method | ISA | code bytes traced / untraced | + | instructions per call traced / untraced | + |");
     println!("|---|---|---|---|---|---|");
     for (m, a) in FIGURE_CALLS {
-        let t = h.compile(&dex, m, "arm64,thumb2,x86_64", true, &tmp.join("fig-t.txt"))?;
+        let t = h.compile(
+            &dex,
+            m,
+            "arm64,thumb2,x86_64,x86",
+            true,
+            &tmp.join("fig-t.txt"),
+        )?;
         let u = h.compile(
             &dex,
             m,
-            "arm64,thumb2,x86_64",
+            "arm64,thumb2,x86_64,x86",
             false,
             &tmp.join("fig-u.txt"),
         )?;

@@ -1,7 +1,7 @@
 //! Arguments and where ART's managed calling convention puts them. Each `place_*` follows the
 //! code generator's own `InvokeDexCallingConventionVisitor*::GetNextLocation`
 //! (compiler/optimizing/code_generator_arm64.cc, code_generator_arm_vixl.cc,
-//! code_generator_x86_64.cc) line by line, so compiled code finds its parameters where it
+//! code_generator_x86.cc, code_generator_x86_64.cc) line by line, so compiled code finds its parameters where it
 //! expects them.
 
 /// An argument: its shorty type and its bits (ints sign-extended to 64, floats as IEEE bits).
@@ -164,6 +164,52 @@ pub fn place_arm(_shorty: &str, args: &[Arg]) -> Result<Placed, String> {
     Ok(p)
 }
 
+/// x86: ECX, EDX, EBX (longs in the pairs ECX_EDX or EDX_EBX by their first index, never
+/// back-filled), XMM0-3 (one per float or double), stack otherwise: code_generator_x86.h:38-41
+/// (kParameterCoreRegisters, kParameterCorePairRegisters, kParameterFpuRegisters) and
+/// code_generator_x86.cc:1439-1497 (InvokeDexCallingConventionVisitorX86::GetNextLocation), ART
+/// 14. `stack` holds every argument, register ones included: art_quick_invoke_stub copies the
+/// whole argument array after the ArtMethod* slot (quick_entrypoints_x86.S:484-488) before it
+/// loads the registers, and the code reads a stack-passed argument there.
+pub fn place_x86(_shorty: &str, args: &[Arg]) -> Result<Placed, String> {
+    const CORE: [u8; 3] = [1, 2, 3]; // ECX, EDX, EBX in ART's numbering
+    const PAIRS: [(u8, u8); 2] = [(1, 2), (2, 3)]; // ECX_EDX, EDX_EBX
+    const NFP: u32 = 4; // XMM0-3
+    let mut p = Placed::default();
+    let (mut gp_index, mut float_index, mut stack_index) = (0u32, 0u32, 0u32);
+    for a in args {
+        let wide = matches!(a.ty, b'J' | b'D');
+        match a.ty {
+            b'J' => {
+                let index = gp_index;
+                gp_index += 2;
+                if index + 1 < CORE.len() as u32 {
+                    let (lo, hi) = PAIRS[index as usize];
+                    p.core.push((lo, a.bits & 0xffff_ffff));
+                    p.core.push((hi, a.bits >> 32));
+                }
+            }
+            b'F' | b'D' => {
+                let index = float_index;
+                float_index += 1;
+                if index < NFP {
+                    p.fp.push((index as u8, a.bits));
+                }
+            }
+            _ => {
+                let index = gp_index;
+                gp_index += 1;
+                if index < CORE.len() as u32 {
+                    p.core.push((CORE[index as usize], a.bits & 0xffff_ffff));
+                }
+            }
+        }
+        p.stack.push((stack_index, a.bits, wide));
+        stack_index += if wide { 2 } else { 1 };
+    }
+    Ok(p)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -184,6 +230,22 @@ mod tests {
         let regs: Vec<u8> = p.fp.iter().map(|f| f.0).collect();
         // F → s0, D → s2:s3, F → s1 (back-filled).
         assert_eq!(regs, vec![0, 2, 3, 1]);
+    }
+
+    #[test]
+    fn x86_long_pairs_follow_the_first_index() {
+        // I → ECX; J → EDX_EBX (index 1); I → stack only.
+        let a = parse_args("VIJI", "1,2,3").unwrap();
+        let p = place_x86("VIJI", &a).unwrap();
+        assert_eq!(p.core, vec![(1, 1), (2, 2), (3, 0)]);
+        // J at index 0 → ECX_EDX, then I → EBX; D, F → XMM0, XMM1.
+        let a = parse_args("VJIDF", "-1,7,1.5,2").unwrap();
+        let p = place_x86("VJIDF", &a).unwrap();
+        assert_eq!(p.core, vec![(1, 0xffff_ffff), (2, 0xffff_ffff), (3, 7)]);
+        assert_eq!(p.fp.iter().map(|f| f.0).collect::<Vec<_>>(), vec![0, 1]);
+        // Every argument is also in the stack array, at its vreg index.
+        let idx: Vec<u32> = p.stack.iter().map(|s| s.0).collect();
+        assert_eq!(idx, vec![0, 2, 3, 5]);
     }
 
     #[test]

@@ -151,6 +151,15 @@ fn value_at(
                     }
                 }
                 // arm: FPU register numbers are S registers; s(2n+1) is d(n)'s high half.
+                // x86: XMM registers; a double's high half is the same register's bits 32-63.
+                Isa::X86 => {
+                    let (low, _) = crate::emu::xmm_read(u, r);
+                    if high {
+                        (low >> 32) as u32
+                    } else {
+                        low as u32
+                    }
+                }
                 Isa::Thumb2 => {
                     let s = r + u8::from(high);
                     let d = u
@@ -178,7 +187,9 @@ pub(crate) fn deliver(
     frames: &[Frame],
     exception: &str,
 ) -> Result<Delivery, String> {
-    let walk = std::iter::once((sp, pc & !1)).chain(frames.iter().rev().map(|f| (f.sp, f.ret)));
+    // Thumb return addresses carry the mode bit; x86 ones are byte addresses (odd or even).
+    let pc = if isa == Isa::Thumb2 { pc & !1 } else { pc };
+    let walk = std::iter::once((sp, pc)).chain(frames.iter().rev().map(|f| (f.sp, f.ret)));
     for (depth, (sp, pc)) in walk.enumerate() {
         let Some(m) = methods
             .iter()

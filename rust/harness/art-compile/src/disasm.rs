@@ -18,6 +18,10 @@ fn capstone_for(isa: &str) -> Result<Capstone, String> {
             .x86()
             .mode(arch::x86::ArchMode::Mode64)
             .build(),
+        "x86" => Capstone::new()
+            .x86()
+            .mode(arch::x86::ArchMode::Mode32)
+            .build(),
         _ => return Err(format!("no disassembler for {isa}")),
     };
     cs.map_err(|e| e.to_string())
@@ -79,19 +83,30 @@ fn is_branch(m: &str) -> bool {
     base.len() == 3 && base.starts_with('b') && CONDS.contains(&&base[1..])
 }
 
-/// Every direct branch (B, B.cond, CBZ/CBNZ, TBZ/TBNZ; not calls) with its target.
+/// Every direct branch (B, B.cond, CBZ/CBNZ, TBZ/TBNZ; on x86 JMP and Jcc; not calls) with its
+/// target.
 pub fn branches(code: &IsaCode) -> Result<Vec<Branch>, String> {
     let cs = capstone_for(&code.isa)?;
     let insns = cs.disasm_all(&code.code, 0).map_err(|e| e.to_string())?;
+    let x86 = code.isa.starts_with("x86");
     let mut out = Vec::new();
     for i in insns.iter() {
         let m = i.mnemonic().unwrap_or("");
-        if !is_branch(m) {
+        if !(if x86 {
+            m.starts_with('j')
+        } else {
+            is_branch(m)
+        }) {
             continue;
         }
         let ops = i.op_str().unwrap_or("");
         let last = ops.rsplit([',', ' ']).next().unwrap_or("");
-        if let Some(hex) = last.strip_prefix("#0x") {
+        let hex = if x86 {
+            last.strip_prefix("0x")
+        } else {
+            last.strip_prefix("#0x")
+        };
+        if let Some(hex) = hex {
             if let Ok(target) = usize::from_str_radix(hex, 16) {
                 out.push(Branch {
                     at: i.address() as usize,
@@ -102,6 +117,25 @@ pub fn branches(code: &IsaCode) -> Result<Vec<Branch>, String> {
         }
     }
     Ok(out)
+}
+
+/// Offsets of the `FPREM` instructions (`D9 F8`) in x86 code, found by disassembling it (a byte
+/// search could match inside another instruction).
+pub fn x86_fprem_offsets(code: &[u8]) -> impl Iterator<Item = u64> {
+    let found: Vec<u64> = capstone_for("x86")
+        .and_then(|cs| {
+            cs.disasm_all(code, 0)
+                .map_err(|e| e.to_string())
+                .map(|insns| {
+                    insns
+                        .iter()
+                        .filter(|i| i.bytes() == [0xd9, 0xf8])
+                        .map(|i| i.address())
+                        .collect()
+                })
+        })
+        .unwrap_or_default();
+    found.into_iter()
 }
 
 #[cfg(test)]

@@ -27,7 +27,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use unicorn_engine::{RegisterARM, RegisterARM64, Unicorn};
+use unicorn_engine::{RegisterARM, RegisterARM64, RegisterX86, Unicorn};
 
 use crate::emu::{self, CodeMap, Frame, Isa, Layout, Seen};
 use crate::output::{Compiled, Invoke, IsaCode, PcMap};
@@ -45,7 +45,7 @@ pub enum LinkError {
 }
 
 /// The class linker and compiler of the harness's "runtime": resolves a descriptor to the
-/// method the dex defines and its compiled code (arm64 and thumb2), compiled once per method.
+/// method the dex defines and its compiled code (arm64, thumb2, x86), compiled once per method.
 pub struct Linker {
     harness: Harness,
     dex: PathBuf,
@@ -78,7 +78,7 @@ impl Linker {
         self.compiles.get()
     }
 
-    /// The method `descriptor` names, compiled for arm64 and thumb2.
+    /// The method `descriptor` names, compiled for arm64, thumb2 and x86.
     pub fn resolve(&self, descriptor: &str) -> Result<Rc<Compiled>, LinkError> {
         if let Some(r) = self.methods.borrow().get(descriptor) {
             return r.clone();
@@ -93,19 +93,20 @@ impl Linker {
             "callee-{n}-{}.txt",
             if self.traced { "t" } else { "u" }
         ));
-        let r = match self
-            .harness
-            .compile(&self.dex, descriptor, "arm64,thumb2", self.traced, &out)
-        {
-            Ok(c) => Ok(Rc::new(c)),
-            Err(HarnessError::Compile { stderr, .. }) if stderr.contains(": no method ") => {
-                Err(LinkError::NoSuchMethod(descriptor.to_string()))
-            }
-            Err(e) => Err(LinkError::Compile {
-                method: descriptor.to_string(),
-                why: e.to_string(),
-            }),
-        };
+        let r =
+            match self
+                .harness
+                .compile(&self.dex, descriptor, "arm64,thumb2,x86", self.traced, &out)
+            {
+                Ok(c) => Ok(Rc::new(c)),
+                Err(HarnessError::Compile { stderr, .. }) if stderr.contains(": no method ") => {
+                    Err(LinkError::NoSuchMethod(descriptor.to_string()))
+                }
+                Err(e) => Err(LinkError::Compile {
+                    method: descriptor.to_string(),
+                    why: e.to_string(),
+                }),
+            };
         let _ = std::fs::remove_file(&out);
         self.methods
             .borrow_mut()
@@ -230,13 +231,16 @@ impl Dispatcher {
     fn trampoline(&mut self, u: &mut Unicorn<'_, ()>) -> Result<(Frame, u64), Failure> {
         let isa = self.isa;
         let reg = |u: &Unicorn<'_, ()>, r: i32| u.reg_read(r).unwrap_or(0);
+        if isa == Isa::X86 {
+            return self.trampoline_x86(u);
+        }
         let (r0, sp_reg, lr_reg) = match isa {
             Isa::Arm64 => (
                 RegisterARM64::X0 as i32,
                 RegisterARM64::SP as i32,
                 RegisterARM64::X30 as i32,
             ),
-            Isa::Thumb2 => (
+            Isa::Thumb2 | Isa::X86 /* x86 returned above */ => (
                 RegisterARM::R0 as i32,
                 RegisterARM::SP as i32,
                 RegisterARM::LR as i32,
@@ -270,7 +274,7 @@ impl Dispatcher {
                 let _ = u.reg_write(RegisterARM64::X0, method);
                 let _ = u.reg_write(RegisterARM64::PC, code);
             }
-            Isa::Thumb2 => {
+            Isa::Thumb2 | Isa::X86 /* x86 returned above */ => {
                 for n in 16..32 {
                     let _ = u.reg_write(RegisterARM::D0 as i32 + n, 0x7ff4_dead_0000_0000);
                 }
@@ -282,6 +286,45 @@ impl Dispatcher {
         Ok((
             Frame {
                 ret: caller_pc & !1,
+                sp: caller_sp,
+            },
+            method,
+        ))
+    }
+
+    /// INVOKE_TRAMPOLINE_BODY on x86 (ART 14: runtime/arch/x86/quick_entrypoints_x86.S:333-373),
+    /// line by line; returns the frame it entered and the callee's `ArtMethod*`.
+    fn trampoline_x86(&mut self, u: &mut Unicorn<'_, ()>) -> Result<(Frame, u64), Failure> {
+        // `call fs:[offset]` (CodeGeneratorX86::GenerateInvokeRuntime) pushed the return
+        // address: [esp] is the caller's pc, esp + 4 its sp at the call.
+        let esp = u.reg_read(RegisterX86::ESP).unwrap_or(0);
+        let caller_pc = u64::from(emu::read_u32(u, esp).ok_or_else(|| {
+            Failure::Error(format!("the return address at esp {esp:#x} is unreadable"))
+        })?);
+        let caller_sp = esp + 4;
+        // SETUP_SAVE_REFS_AND_ARGS_FRAME ebx (:58-67: pushes EDI ESI EBP EBX EDX ECX, XMM0-3
+        // and the runtime method, FRAME_SIZE_SAVE_REFS_AND_ARGS = 64 with the return
+        // address); `PUSH edx` (sp), `pushl %fs:THREAD_SELF_OFFSET`, `PUSH ecx` (this, ignored
+        // for static), `PUSH eax` (method_idx); `call artInvokeStaticTrampolineWithAccessCheck`.
+        let method_idx = u.reg_read(RegisterX86::EAX).unwrap_or(0) as u32;
+        let (method, code) = self.art_invoke_common(u, method_idx, caller_sp, caller_pc)?;
+        // The C++ call returns the method in EAX and the code in EDX (`movl %edx, %edi`); the
+        // frame's pops restore XMM0-3 (:349-352), ECX EDX EBX (arguments), EBP ESI and EDI
+        // (callee saves): all unchanged here, as the double pushed nothing. What the C call
+        // may clobber (cdecl: XMM4-7 are caller-saved) and the frame does not restore is
+        // overwritten with junk, so compiled code that kept a value there would fail.
+        for n in 4..8 {
+            let _ = emu::xmm_write(u, n, 0x7ff4_dead_0000_0000 + u64::from(n), 0x0bad_ca11);
+        }
+        // `xchgl %edi, (%esp)` puts the code where EDI was saved, `testl %eax, %eax` (non-null:
+        // dispatched), `ret`: a tail call with the caller's return address again at [esp],
+        // EAX = the callee's ArtMethod*.
+        let _ = u.reg_write(RegisterX86::EAX, method);
+        let _ = u.reg_write(RegisterX86::ESP, esp);
+        let _ = u.reg_write(RegisterX86::EIP, code);
+        Ok((
+            Frame {
+                ret: caller_pc,
                 sp: caller_sp,
             },
             method,
@@ -301,12 +344,10 @@ impl Dispatcher {
         //   → GetCalleeSaveMethodCallerAndDexPc (entrypoint_utils.cc):
         // DoGetCalleeSaveMethodOuterCallerAndPc: caller_sp = sp + callee_frame_size
         // (FRAME_SIZE_SAVE_REFS_AND_ARGS, 224 on arm64, 112 on arm: the double pushed no frame,
-        // so that is sp at the call); caller_pc = the return pc the frame saved (lr at the
-        // call); outer_method = *caller_sp.
-        let ptr = match self.isa {
-            Isa::Arm64 => 8,
-            Isa::Thumb2 => 4,
-        };
+        // so that is sp at the call; 64 on x86, return address included: sp after the call's
+        // return); caller_pc = the return pc the frame saved (lr at the call; on x86 the
+        // pushed return address); outer_method = *caller_sp.
+        let ptr = self.isa.pointer_size() as usize;
         let mut buf = [0u8; 8];
         u.mem_read(caller_sp, &mut buf[..ptr]).map_err(|e| {
             Failure::Error(format!(
@@ -404,10 +445,7 @@ impl Dispatcher {
         if let Some(&k) = self.by_descriptor.get(&c.method) {
             return Ok(k);
         }
-        let isa_name = match self.isa {
-            Isa::Arm64 => "arm64",
-            Isa::Thumb2 => "thumb2",
-        };
+        let isa_name = self.isa.name();
         let code = c.isa(isa_name).ok_or_else(|| {
             Failure::Error(format!("{} was not compiled for {isa_name}", c.method))
         })?;
@@ -419,7 +457,7 @@ impl Dispatcher {
                 "too many methods for the ArtMethod page".into(),
             ));
         }
-        // ART aligns method code to 16 bytes (arm64) and 8 (thumb2); 64 is both.
+        // ART aligns method code to 16 bytes (arm64, x86) and 8 (thumb2); 64 is all.
         let start = (self.arena_next + 63) & !63;
         let len = code.code.len() as u64;
         if start + linked.len() as u64 > self.arena_end {

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use hubble_format::{Mode, Record};
-use unicorn_engine::{Arch, ArmCpuModel, Prot, RegisterARM, RegisterARM64, Unicorn};
+use unicorn_engine::{Arch, ArmCpuModel, Prot, RegisterARM, RegisterARM64, RegisterX86, Unicorn};
 
 use crate::abi::{self, Arg};
 use crate::dispatch::{Dispatcher, Linker};
@@ -27,13 +27,33 @@ use crate::thread;
 pub enum Isa {
     Arm64,
     Thumb2,
+    /// 32-bit x86 (`InstructionSet::kX86`), in unicorn's `MODE_32` with `%fs` selecting a GDT
+    /// descriptor whose base is the Thread image (`x86_fs`).
+    X86,
 }
 
 impl Isa {
+    pub fn name(self) -> &'static str {
+        match self {
+            Isa::Arm64 => "arm64",
+            Isa::Thumb2 => "thumb2",
+            Isa::X86 => "x86",
+        }
+    }
+
+    /// Bytes in a pointer (and a Thread image's entrypoint slot).
+    pub fn pointer_size(self) -> u32 {
+        match self {
+            Isa::Arm64 => 8,
+            Isa::Thumb2 | Isa::X86 => 4,
+        }
+    }
+
     pub fn from_name(name: &str) -> Option<Isa> {
         match name {
             "arm64" => Some(Isa::Arm64),
             "thumb2" => Some(Isa::Thumb2),
+            "x86" => Some(Isa::X86),
             _ => None,
         }
     }
@@ -137,7 +157,95 @@ fn layout(isa: Isa) -> Layout {
             arena: 0x100_0000,
             arena_size: 16 << 20,
         },
+        // A 32-bit address space: everything below 4 GiB, as on thumb2.
+        Isa::X86 => Layout {
+            code: 0x10_0000,
+            ret: 0x8_0000,
+            stack_lo: 0x40_0000,
+            stack_size: 1 << 20,
+            thread: 0x4_0000,
+            ring: 0x20_0000,
+            method_page: 0x3_0000,
+            traps: 0x9_0000,
+            arena: 0x100_0000,
+            arena_size: 16 << 20,
+        },
     }
+}
+
+/// Where the x86 GDT lives (one page, below the trap page).
+const X86_GDT: u64 = 0x7_0000;
+/// The GDT entry `%fs` selects: ART lets the kernel choose (thread_x86.cc:99-118,
+/// `set_thread_area` with `entry_number = -1`); an x86_64 kernel hands a 32-bit process 12-14
+/// (GDT_ENTRY_TLS_MIN), as hotpath-x86's static i386 process gets.
+const X86_FS_ENTRY: u64 = 12;
+/// Flat 4 GiB code and data segments for CS and SS/DS/ES (entries 1 and 2).
+const X86_CODE_ENTRY: u64 = 1;
+const X86_DATA_ENTRY: u64 = 2;
+
+/// A GDT segment descriptor: `access` (P, DPL, S, type), limit in 4 KiB pages (G = 1), 32-bit
+/// (D/B = 1).
+fn x86_descriptor(base: u32, limit_pages: u32, access: u8) -> u64 {
+    (u64::from(limit_pages) & 0xffff)
+        | ((u64::from(base) & 0xff_ffff) << 16)
+        | (u64::from(access) << 40)
+        | ((u64::from(limit_pages) >> 16 & 0xf) << 48)
+        | (0xcu64 << 52)
+        | ((u64::from(base) >> 24) << 56)
+}
+
+/// `%fs` → the Thread image, as `Thread::InitCpu` (runtime/arch/x86/thread_x86.cc:44-133, ART
+/// 14) makes it on Linux: a GDT data descriptor (`set_thread_area`, :106-114: base = the
+/// Thread, limit = sizeof(Thread) with limit_in_pages, 32-bit, writable, present, DPL 3) and
+/// `movw selector, %fs` with `selector = (entry_number << 3) | 0 (GDT) | 3 (RPL)` (:124-133).
+///
+/// unicorn 2.1 in `MODE_32` cannot be given an FS base directly: its reg_write has the
+/// `FS_BASE` case commented out ("Don't think base registers are a thing on x86"), so the
+/// write is a no-op with a deprecation warning (`x86_tests::fs_base_cannot_be_written_in_
+/// mode_32`); the descriptor is the only way, and it is ART's own. unicorn starts `MODE_32` with zeroed segment caches and the
+/// 32-bit code/stack flags set in `hflags` only (qemu/target/i386/unicorn.c, reset); loading
+/// any segment register recomputes those flags from the CS and SS caches, which would turn the
+/// CPU to 16-bit code and stack. So CS and SS (and DS, ES) get flat 32-bit descriptors first,
+/// as a Linux process has (`__USER_CS`/`__USER_DS`), at unicorn's CPL 0 where the process runs
+/// at 3 (nothing here depends on the privilege level).
+pub(crate) fn x86_fs(
+    u: &mut Unicorn<'_, ()>,
+    thread: u64,
+    thread_size: u64,
+) -> Result<(), EmuError> {
+    let entries = [
+        // code: P, DPL 0, S, execute/read, accessed
+        (X86_CODE_ENTRY, x86_descriptor(0, 0xf_ffff, 0x9b)),
+        // data: P, DPL 0, S, read/write, accessed
+        (X86_DATA_ENTRY, x86_descriptor(0, 0xf_ffff, 0x93)),
+        // the Thread: P, DPL 3, S, read/write, accessed (InitCpu: contents DATA, not
+        // read_exec_only, limit = sizeof(Thread) counted in pages as ART passes it, seg_32bit)
+        (
+            X86_FS_ENTRY,
+            x86_descriptor(thread as u32, thread_size as u32, 0xf3),
+        ),
+    ];
+    for (entry, d) in entries {
+        uc(u.mem_write(X86_GDT + 8 * entry, &d.to_le_bytes()))?;
+    }
+    uc(u.reg_write_long(
+        RegisterX86::GDTR,
+        &x86_mmr(X86_GDT, (8 * (X86_FS_ENTRY + 1) - 1) as u32),
+    ))?;
+    uc(u.reg_write(RegisterX86::CS, X86_CODE_ENTRY << 3))?;
+    for seg in [RegisterX86::SS, RegisterX86::DS, RegisterX86::ES] {
+        uc(u.reg_write(seg, X86_DATA_ENTRY << 3))?;
+    }
+    uc(u.reg_write(RegisterX86::FS, (X86_FS_ENTRY << 3) | 3))
+}
+
+/// unicorn's `uc_x86_mmr` (include/unicorn/x86.h): selector u16, base u64, limit u32, flags
+/// u32, as C lays it out (padding after the selector).
+fn x86_mmr(base: u64, limit: u32) -> [u8; 24] {
+    let mut m = [0u8; 24];
+    m[8..16].copy_from_slice(&base.to_le_bytes());
+    m[16..20].copy_from_slice(&limit.to_le_bytes());
+    m
 }
 
 /// Registers a trace point may change on this ISA besides its temps: arm64 IP0/IP1 (x16/x17:
@@ -147,6 +255,9 @@ fn reserved_scratch(isa: Isa) -> &'static [u8] {
     match isa {
         Isa::Arm64 => &[16, 17],
         Isa::Thumb2 => &[12],
+        // The x86 sequence writes only its temps (the cursor, EAX and EDX for RDTSC: fixed
+        // temps, patch 0015 HubbleTraceLocationsX86) and the flags.
+        Isa::X86 => &[],
     }
 }
 
@@ -163,6 +274,17 @@ pub(crate) fn gpr(isa: Isa, n: u8) -> i32 {
             13 => RegisterARM::SP as i32,
             _ => RegisterARM::LR as i32,
         },
+        // ART's numbering (arch/x86/registers_x86.h): EAX ECX EDX EBX ESP EBP ESI EDI.
+        Isa::X86 => [
+            RegisterX86::EAX,
+            RegisterX86::ECX,
+            RegisterX86::EDX,
+            RegisterX86::EBX,
+            RegisterX86::ESP,
+            RegisterX86::EBP,
+            RegisterX86::ESI,
+            RegisterX86::EDI,
+        ][usize::from(n & 7)] as i32,
     }
 }
 
@@ -170,7 +292,40 @@ fn fpr(isa: Isa, n: u8) -> i32 {
     match isa {
         Isa::Arm64 => RegisterARM64::D0 as i32 + i32::from(n),
         Isa::Thumb2 => RegisterARM::D0 as i32 + i32::from(n),
+        Isa::X86 => RegisterX86::XMM0 as i32 + i32::from(n),
     }
+}
+
+/// An x86 XMM register's 128 bits as (low, high).
+pub(crate) fn xmm_read(u: &Unicorn<'_, ()>, n: u8) -> (u64, u64) {
+    let v = u.reg_read_long(fpr(Isa::X86, n)).unwrap_or_default();
+    if v.len() < 16 {
+        return (0, 0);
+    }
+    (
+        u64::from_le_bytes(v[..8].try_into().unwrap()),
+        u64::from_le_bytes(v[8..16].try_into().unwrap()),
+    )
+}
+
+/// Writes an x86 XMM register's 128 bits as (low, high).
+pub(crate) fn xmm_write(
+    u: &mut Unicorn<'_, ()>,
+    n: u8,
+    low: u64,
+    high: u64,
+) -> Result<(), EmuError> {
+    let mut v = [0u8; 16];
+    v[..8].copy_from_slice(&low.to_le_bytes());
+    v[8..].copy_from_slice(&high.to_le_bytes());
+    uc(u.reg_write_long(fpr(Isa::X86, n), &v))
+}
+
+/// Reads a little-endian 32-bit word of emulated memory.
+pub(crate) fn read_u32(u: &Unicorn<'_, ()>, at: u64) -> Option<u32> {
+    let mut b = [0u8; 4];
+    u.mem_read(at, &mut b).ok()?;
+    Some(u32::from_le_bytes(b))
 }
 
 /// General registers (incl. sp, lr, the thread register) and FP registers compared around a
@@ -179,6 +334,8 @@ fn checked(isa: Isa) -> (Vec<u8>, u8) {
     match isa {
         Isa::Arm64 => ((0..=31).collect(), 32),
         Isa::Thumb2 => ((0..=14).collect(), 32),
+        // EAX..EDI (ESP included); XMM0-7, each as two 64-bit halves (16 values).
+        Isa::X86 => ((0..=7).collect(), 8),
     }
 }
 
@@ -205,6 +362,8 @@ pub(crate) struct CodeMap {
     clobbers: Vec<Vec<u8>>,
     /// Every loaded method, for exception delivery (`crate::catch`).
     pub(crate) methods: Vec<crate::catch::FrameCode>,
+    /// x86: where the code has an `FPREM` (see `x87_fprem`).
+    fprem: std::collections::HashSet<u64>,
 }
 
 impl CodeMap {
@@ -231,7 +390,84 @@ impl CodeMap {
             c.extend(&tp.temps);
             self.clobbers.push(c);
         }
+        if isa == Isa::X86 {
+            self.fprem
+                .extend(crate::disasm::x86_fprem_offsets(&code.code).map(|o| base + o));
+        }
     }
+}
+
+/// `FPREM` done as the hardware does it, where unicorn does not: ART's x86 code computes float
+/// and double remainders with an `FPREM` loop (code_generator_x86.cc GenerateRemFP: `fprem;
+/// fstsw ax; test ah, 4 (C2); jnz loop`), whose hardware result is the exact partial
+/// remainder, so the loop ends with C's `fmod` (Java's `%`). unicorn 2.1's `helper_fprem`
+/// (qemu/target/i386/fpu_helper.c) computes it in `double` arithmetic
+/// (`st0 - st1 * trunc(st0 / st1)`), which is wrong when the quotient needs more than 53 bits
+/// (corpus (a)'s `remD` found it: -1e-56 % 1e-170 gave 0). Here the instruction ends the loop in
+/// one step: ST0 = fmod(ST0, ST1) (exact, and exactly a double since both operands were loaded
+/// from doubles or floats), C3 C2 C1 C0 = 0 (the code reads C2 only), and execution continues
+/// after it.
+fn x87_fprem(u: &mut Unicorn<'_, ()>, addr: u64) {
+    let st0 = x87_to_f64(&u.reg_read_long(RegisterX86::ST0).unwrap_or_default());
+    let st1 = x87_to_f64(&u.reg_read_long(RegisterX86::ST1).unwrap_or_default());
+    let _ = u.reg_write_long(RegisterX86::ST0, &f64_to_x87(st0 % st1));
+    let fpsw = u.reg_read(RegisterX86::FPSW).unwrap_or(0);
+    let _ = u.reg_write(RegisterX86::FPSW, fpsw & !0x4700);
+    let _ = u.reg_write(RegisterX86::EIP, addr + 2);
+}
+
+/// An x87 80-bit register (64-bit significand with its integer bit, then sign and exponent) as
+/// the double it holds (values loaded from doubles or floats are exact).
+pub(crate) fn x87_to_f64(b: &[u8]) -> f64 {
+    if b.len() < 10 {
+        return f64::NAN;
+    }
+    let mant = u64::from_le_bytes(b[..8].try_into().unwrap());
+    let se = u16::from_le_bytes([b[8], b[9]]);
+    let sign = if se & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exp = i32::from(se & 0x7fff);
+    if exp == 0x7fff {
+        return if mant << 1 == 0 {
+            sign * f64::INFINITY
+        } else {
+            f64::NAN
+        };
+    }
+    if mant == 0 {
+        return sign * 0.0;
+    }
+    // mant * 2^(exp - 16383 - 63), in power-of-two steps that stay exact.
+    let mut x = mant as f64;
+    let mut e = exp - 16383 - 63;
+    while e != 0 {
+        let step = e.clamp(-900, 900);
+        x *= 2f64.powi(step);
+        e -= step;
+    }
+    sign * x
+}
+
+/// A double as an x87 80-bit register.
+pub(crate) fn f64_to_x87(v: f64) -> [u8; 10] {
+    let bits = v.to_bits();
+    let sign = ((bits >> 63) as u16) << 15;
+    let exp = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & ((1 << 52) - 1);
+    let (e80, mant): (u16, u64) = match exp {
+        0 if frac == 0 => (0, 0),
+        0 => {
+            // Subnormal: normalize (the 80-bit exponent range holds it).
+            let shift = frac.leading_zeros() as i32; // ≥ 12
+            ((16383 - 1022 - (shift - 11)) as u16, frac << shift)
+        }
+        0x7ff if frac == 0 => (0x7fff, 1 << 63),
+        0x7ff => (0x7fff, (3 << 62) | (frac << 11)),
+        _ => ((exp - 1023 + 16383) as u16, (1 << 63) | (frac << 11)),
+    };
+    let mut out = [0u8; 10];
+    out[..8].copy_from_slice(&mant.to_le_bytes());
+    out[8..].copy_from_slice(&(sign | e80).to_le_bytes());
+    out
 }
 
 /// A frame the harness dispatched and has not seen return yet.
@@ -336,6 +572,7 @@ impl Machine {
                 uc(u.ctl_set_cpu_model(ArmCpuModel::CORTEX_A15 as i32))?;
                 u
             }
+            Isa::X86 => uc(Unicorn::new(Arch::X86, unicorn_engine::Mode::MODE_32))?,
         };
         let linked = crate::link::link(isa, code).map_err(EmuError::Args)?;
         let code_size = (linked.len() as u64 + 0xfff) & !0xfff;
@@ -351,11 +588,12 @@ impl Machine {
         if dispatcher.is_some() {
             uc(u.mem_map(l.arena, l.arena_size, Prot::READ | Prot::EXEC))?;
         }
+        if isa == Isa::X86 {
+            uc(u.mem_map(X86_GDT, 0x1000, Prot::READ | Prot::WRITE))?;
+            x86_fs(&mut u, l.thread, 0x2000)?;
+        }
 
-        let ptr = match isa {
-            Isa::Arm64 => 8u32,
-            Isa::Thumb2 => 4,
-        };
+        let ptr = isa.pointer_size();
         let mut map = CodeMap::default();
         map.add(isa, code, l.code);
         let map = Rc::new(RefCell::new(map));
@@ -409,18 +647,23 @@ impl Machine {
                     }
                 }
                 match crate::runtime::call(isa, &name, u) {
-                    crate::runtime::Outcome::Returned => {
-                        let lr = match isa {
-                            Isa::Arm64 => u.reg_read(RegisterARM64::X30),
-                            Isa::Thumb2 => u.reg_read(RegisterARM::LR),
+                    crate::runtime::Outcome::Returned => match isa {
+                        Isa::Arm64 => {
+                            let lr = u.reg_read(RegisterARM64::X30).unwrap_or(0);
+                            let _ = u.reg_write(RegisterARM64::PC, lr);
                         }
-                        .unwrap_or(0);
-                        let pc = match isa {
-                            Isa::Arm64 => RegisterARM64::PC as i32,
-                            Isa::Thumb2 => RegisterARM::PC as i32,
-                        };
-                        let _ = u.reg_write(pc, lr);
-                    }
+                        Isa::Thumb2 => {
+                            let lr = u.reg_read(RegisterARM::LR).unwrap_or(0);
+                            let _ = u.reg_write(RegisterARM::PC, lr);
+                        }
+                        // `call fs:[offset]` pushed the return address: the entrypoint's `ret`.
+                        Isa::X86 => {
+                            let esp = u.reg_read(RegisterX86::ESP).unwrap_or(0);
+                            let ret = read_u32(u, esp).unwrap_or(0);
+                            let _ = u.reg_write(RegisterX86::ESP, esp + 4);
+                            let _ = u.reg_write(RegisterX86::EIP, u64::from(ret));
+                        }
+                    },
                     crate::runtime::Outcome::Threw(exception) => {
                         s.exception = Some(exception);
                         if !unwinder.deliver(u, &mut s) {
@@ -480,15 +723,13 @@ impl Machine {
         uc(u.mem_write(l.ring, &vec![0u8; ring_bytes as usize]))?;
         // The Hubble block as the control thread's start() leaves it (docs/architecture.md): stop
         // 0, limit, begin, end, a START record in slot 0, cursor after it.
-        let ptr = match isa {
-            Isa::Arm64 => 8u32,
-            Isa::Thumb2 => 4,
-        };
+        let ptr = isa.pointer_size();
         let offs = thread::hubble_offsets(ptr);
         let end = l.ring + ring_bytes;
+        // 32-bit mode: every record is one slot, limit = end (trace_point_x86.cc, "Wrap").
         let limit = match isa {
             Isa::Arm64 => end - 8,
-            Isa::Thumb2 => end,
+            Isa::Thumb2 | Isa::X86 => end,
         };
         let field = |u: &mut Unicorn<'_, ()>, f: usize, v: u64| {
             uc(u.mem_write(l.thread + offs[f], &v.to_le_bytes()[..ptr as usize]))
@@ -531,10 +772,23 @@ impl Machine {
                 uc(u.reg_write(RegisterARM::R0, method))?;
                 uc(u.reg_write(RegisterARM::FPEXC, 0x4000_0000))?;
             }
+            Isa::X86 => {
+                // art_quick_invoke_stub (quick_entrypoints_x86.S:482-517, ART 14): a null
+                // ArtMethod* slot at the caller's sp, the whole argument array after it, the
+                // method in EAX, `call` pushes the return address.
+                uc(u.reg_write(RegisterX86::ESP, stack_top - 4))?;
+                uc(u.mem_write(stack_top - 4, &(l.ret as u32).to_le_bytes()))?;
+                uc(u.mem_write(stack_top, &[0u8; 4]))?;
+                uc(u.reg_write(RegisterX86::EAX, method))?;
+                for n in 0..8 {
+                    xmm_write(u, n, 0x0bad_f000 + u64::from(n), 0x0bad_f100 + u64::from(n))?;
+                }
+            }
         }
         let placed = match isa {
             Isa::Arm64 => abi::place_arm64(shorty, args),
             Isa::Thumb2 => abi::place_arm(shorty, args),
+            Isa::X86 => abi::place_x86(shorty, args),
         }
         .map_err(EmuError::Args)?;
         for (reg, value) in &placed.core {
@@ -543,6 +797,7 @@ impl Machine {
         for (reg, value) in &placed.fp {
             match (isa, reg) {
                 (Isa::Arm64, _) => uc(u.reg_write(fpr(isa, *reg), *value))?,
+                (Isa::X86, r) => xmm_write(u, *r, *value, 0)?,
                 // s2n and s2n+1 are d<n>'s halves.
                 (Isa::Thumb2, r) if r % 2 == 0 => uc(u.reg_write(fpr(isa, r / 2), *value))?,
                 (Isa::Thumb2, r) => {
@@ -558,13 +813,14 @@ impl Machine {
         }
 
         let begin = match isa {
-            Isa::Arm64 => l.code,
+            Isa::Arm64 | Isa::X86 => l.code,
             Isa::Thumb2 => l.code | 1,
         };
         let started = u.emu_start(begin, l.ret, 0, 0);
         let pc = match isa {
             Isa::Arm64 => u.reg_read(RegisterARM64::PC),
             Isa::Thumb2 => u.reg_read(RegisterARM::PC),
+            Isa::X86 => u.reg_read(RegisterX86::EIP),
         }
         .unwrap_or(0);
         let executed = seen.borrow().executed;
@@ -597,6 +853,14 @@ impl Machine {
                 uc(u.reg_read(RegisterARM::R0))? | (uc(u.reg_read(RegisterARM::R1))? << 32)
             }
             (Isa::Thumb2, false, _) => uc(u.reg_read(RegisterARM::R0))?,
+            // The managed ABI's return registers (code_generator_x86.cc
+            // InvokeDexCallingConventionVisitorX86::GetReturnLocation): XMM0, EDX:EAX, EAX.
+            (Isa::X86, true, _) => xmm_read(u, 0).0,
+            (Isa::X86, false, b'J') => {
+                (uc(u.reg_read(RegisterX86::EAX))? & 0xffff_ffff)
+                    | (uc(u.reg_read(RegisterX86::EDX))? << 32)
+            }
+            (Isa::X86, false, _) => uc(u.reg_read(RegisterX86::EAX))?,
         };
 
         if exception.is_none() {
@@ -615,7 +879,7 @@ impl Machine {
             .collect();
         let mode = match isa {
             Isa::Arm64 => Mode::Bits64,
-            Isa::Thumb2 => Mode::Bits32,
+            Isa::Thumb2 | Isa::X86 => Mode::Bits32,
         };
         // 0: tracing was turned off (decode_ring says so) rather than an offset below the ring.
         let offset = if cursor == 0 { 0 } else { cursor - l.ring };
@@ -630,7 +894,7 @@ impl Machine {
         }
         let entrypoints_called = s.entrypoints_called.clone();
         Ok(Run {
-            result: result_bits(isa, shorty, result),
+            result: result_bits(shorty, result),
             executed,
             trace_points_run: s.trace_points_run,
             records,
@@ -662,22 +926,19 @@ impl Unwinder {
     /// there), false when the run ends with it.
     fn deliver(&self, u: &mut Unicorn<'_, ()>, s: &mut Seen) -> bool {
         let exception = s.exception.clone().unwrap_or_default();
-        let (sp_reg, lr_reg, pc_reg) = match self.isa {
-            Isa::Arm64 => (
-                RegisterARM64::SP as i32,
-                RegisterARM64::X30 as i32,
-                RegisterARM64::PC as i32,
-            ),
-            Isa::Thumb2 => (
-                RegisterARM::SP as i32,
-                RegisterARM::LR as i32,
-                RegisterARM::PC as i32,
-            ),
+        // The thrower's sp and the return address of its call into the runtime: arm's lr; on
+        // x86 `call fs:[offset]` pushed it (the frame's sp is above it).
+        let (sp_reg, pc_reg) = match self.isa {
+            Isa::Arm64 => (RegisterARM64::SP as i32, RegisterARM64::PC as i32),
+            Isa::Thumb2 => (RegisterARM::SP as i32, RegisterARM::PC as i32),
+            Isa::X86 => (RegisterX86::ESP as i32, RegisterX86::EIP as i32),
         };
-        let (sp, lr) = (
-            u.reg_read(sp_reg).unwrap_or(0),
-            u.reg_read(lr_reg).unwrap_or(0),
-        );
+        let sp_now = u.reg_read(sp_reg).unwrap_or(0);
+        let (sp, lr) = match self.isa {
+            Isa::Arm64 => (sp_now, u.reg_read(RegisterARM64::X30).unwrap_or(0)),
+            Isa::Thumb2 => (sp_now, u.reg_read(RegisterARM::LR).unwrap_or(0)),
+            Isa::X86 => (sp_now + 4, u64::from(read_u32(u, sp_now).unwrap_or(0))),
+        };
         let methods = self.map.borrow().methods.clone();
         match crate::catch::deliver(u, self.isa, &methods, sp, lr, &s.frames, &exception) {
             Ok(crate::catch::Delivery::Caught { depth, sp, pc }) => {
@@ -754,15 +1015,23 @@ fn code_hook(
     let (gprs, nfp) = checked(isa);
     let limit_insns = max_insns();
     let (stack_lo, stack_end) = (l.stack_lo, l.stack_lo + l.stack_size);
-    let sp_reg = gpr(isa, if isa == Isa::Arm64 { 31 } else { 13 });
+    let sp_reg = sp_register(isa);
     let snapshot = move |u: &Unicorn<'_, ()>| -> (Vec<u64>, Vec<u64>, u64, Vec<u8>) {
         let g = gprs
             .iter()
             .map(|&r| u.reg_read(gpr(isa, r)).unwrap_or(0))
             .collect();
-        let f = (0..nfp)
-            .map(|r| u.reg_read(fpr(isa, r)).unwrap_or(0))
-            .collect();
+        let f = match isa {
+            Isa::X86 => (0..nfp)
+                .flat_map(|r| {
+                    let (lo, hi) = xmm_read(u, r);
+                    [lo, hi]
+                })
+                .collect(),
+            _ => (0..nfp)
+                .map(|r| u.reg_read(fpr(isa, r)).unwrap_or(0))
+                .collect(),
+        };
         let sp = u.reg_read(sp_reg).unwrap_or(0);
         let stack = if sp >= stack_lo && sp < stack_end {
             u.mem_read_as_vec(sp, (stack_end - sp) as usize)
@@ -809,7 +1078,12 @@ fn code_hook(
                 }
                 for k in 0..f0.len() {
                     if f0[k] != f1[k] {
-                        s.violations.push(format!("trace point {i}: d{k} changed"));
+                        let name = match isa {
+                            Isa::X86 => format!("xmm{} ({} half)", k / 2, ["low", "high"][k % 2]),
+                            _ => format!("d{k}"),
+                        };
+                        s.violations
+                            .push(format!("trace point {i}: {name} changed"));
                     }
                 }
                 if sp0 != sp1 || st0 != st1 {
@@ -831,16 +1105,27 @@ fn code_hook(
         if m.out_of_line.contains_key(&addr) {
             s.out_of_line_run += 1;
         }
+        if m.fprem.contains(&addr) {
+            x87_fprem(u, addr);
+        }
+    }
+}
+
+/// The stack pointer's unicorn register.
+pub(crate) fn sp_register(isa: Isa) -> i32 {
+    match isa {
+        Isa::Arm64 => gpr(isa, 31),
+        Isa::Thumb2 => gpr(isa, 13),
+        Isa::X86 => RegisterX86::ESP as i32,
     }
 }
 
 /// Narrows the raw register to the return type's width (ART leaves the upper bits undefined).
-fn result_bits(isa: Isa, shorty: &str, raw: u64) -> u64 {
+fn result_bits(shorty: &str, raw: u64) -> u64 {
     match shorty.as_bytes()[0] {
         b'J' | b'D' => raw,
         b'V' => 0,
-        _ if isa == Isa::Arm64 || isa == Isa::Thumb2 => raw & 0xffff_ffff,
-        _ => raw,
+        _ => raw & 0xffff_ffff,
     }
 }
 
@@ -853,4 +1138,106 @@ pub fn run(
     method: u64,
 ) -> Result<Run, EmuError> {
     Machine::new(code, shorty, is_static)?.call(args, method)
+}
+
+#[cfg(test)]
+mod x86_tests {
+    use super::*;
+
+    /// A bare MODE_32 unicorn with the harness's code page, stack, Thread image and GDT.
+    fn bare(code: &[u8], fs: bool) -> (Unicorn<'static, ()>, Layout) {
+        let l = layout(Isa::X86);
+        let mut u = Unicorn::new(Arch::X86, unicorn_engine::Mode::MODE_32).unwrap();
+        u.mem_map(l.code, 0x1000, Prot::ALL).unwrap();
+        u.mem_write(l.code, code).unwrap();
+        u.mem_map(l.stack_lo, l.stack_size, Prot::READ | Prot::WRITE)
+            .unwrap();
+        u.mem_map(l.thread, 0x2000, Prot::READ | Prot::WRITE)
+            .unwrap();
+        u.mem_map(X86_GDT, 0x1000, Prot::READ | Prot::WRITE)
+            .unwrap();
+        u.mem_write(l.thread + 0x10, &0x1234_5678u32.to_le_bytes())
+            .unwrap();
+        if fs {
+            x86_fs(&mut u, l.thread, 0x2000).unwrap();
+        }
+        u.reg_write(RegisterX86::ESP, l.stack_lo + l.stack_size - 0x100)
+            .unwrap();
+        (u, l)
+    }
+
+    // push esi; pop esi; mov eax, fs:[0x10]
+    const PUSH_POP_FS_LOAD: [u8; 8] = [0x56, 0x5e, 0x64, 0xa1, 0x10, 0, 0, 0];
+
+    #[test]
+    fn fs_reads_the_thread_image_and_the_stack_stays_32_bit() {
+        let (mut u, l) = bare(&PUSH_POP_FS_LOAD, true);
+        u.emu_start(l.code, l.code + 8, 0, 0).unwrap();
+        assert_eq!(u.reg_read(RegisterX86::EAX).unwrap(), 0x1234_5678);
+        assert_eq!(
+            u.reg_read(RegisterX86::ESP).unwrap(),
+            l.stack_lo + l.stack_size - 0x100
+        );
+        assert_eq!(
+            u.reg_read(RegisterX86::FS).unwrap(),
+            (X86_FS_ENTRY << 3) | 3
+        );
+    }
+
+    #[test]
+    fn without_the_descriptor_fs_is_not_the_thread() {
+        // fs base 0: the load faults (0x10 is unmapped), so the check above can fail.
+        let (mut u, l) = bare(&PUSH_POP_FS_LOAD, false);
+        assert!(u.emu_start(l.code, l.code + 8, 0, 0).is_err());
+    }
+
+    #[test]
+    fn fs_base_cannot_be_written_in_mode_32() {
+        // Why `x86_fs` builds a descriptor: unicorn 2.1's MODE_32 has no FS_BASE register.
+        let (mut u, l) = bare(&PUSH_POP_FS_LOAD, false);
+        let written = u.reg_write(RegisterX86::FS_BASE, l.thread);
+        let ran = u.emu_start(l.code, l.code + 8, 0, 0);
+        assert!(
+            written.is_err() || ran.is_err(),
+            "unicorn now honours FS_BASE in MODE_32 ({written:?}, {ran:?}): x86_fs could use it"
+        );
+    }
+
+    #[test]
+    fn x87_conversions_round_trip() {
+        for v in [
+            0.0,
+            -0.0,
+            1.5,
+            -7.25e-300,
+            f64::MIN_POSITIVE / 8.0,
+            -5e-324,
+            f64::MAX,
+            f64::INFINITY,
+            -1e-56,
+            1e-170,
+        ] {
+            let back = x87_to_f64(&f64_to_x87(v));
+            assert_eq!(back.to_bits(), v.to_bits(), "{v:e}");
+        }
+        assert!(x87_to_f64(&f64_to_x87(f64::NAN)).is_nan());
+        // 1.0 is 0x3fff, significand 0x8000000000000000.
+        let one = f64_to_x87(1.0);
+        assert_eq!(one, [0, 0, 0, 0, 0, 0, 0, 0x80, 0xff, 0x3f]);
+    }
+
+    #[test]
+    fn rdtsc_returns_the_host_counter() {
+        // rdtsc; mov ebx, eax; mov ecx, edx; rdtsc. unicorn's helper_rdtsc returns
+        // cpu_get_host_ticks() (qemu/softmmu/cpus.c cpu_get_ticks): the host's own TSC, so
+        // two reads increase.
+        let code = [0x0f, 0x31, 0x89, 0xc3, 0x89, 0xd1, 0x0f, 0x31];
+        let (mut u, l) = bare(&code, true);
+        u.emu_start(l.code, l.code + code.len() as u64, 0, 0)
+            .unwrap();
+        let r = |reg| u.reg_read(reg).unwrap();
+        let first = (r(RegisterX86::ECX) << 32) | r(RegisterX86::EBX);
+        let second = (r(RegisterX86::EDX) << 32) | r(RegisterX86::EAX);
+        assert!(first != 0 && second > first, "{first:#x} then {second:#x}");
+    }
 }

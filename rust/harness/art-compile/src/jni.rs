@@ -19,7 +19,7 @@ use std::path::Path;
 use std::process::Command;
 use std::rc::Rc;
 
-use unicorn_engine::{RegisterARM, RegisterARM64};
+use unicorn_engine::{RegisterARM, RegisterARM64, RegisterX86};
 
 use crate::abi::Arg;
 use crate::emu::{uc, EmuError, Isa, Machine, Run};
@@ -251,7 +251,7 @@ fn places(isa: Isa) -> (u64, u64) {
     match isa {
         // (JNIEnvExt page, native code)
         Isa::Arm64 => (0x5_0001_0000, 0x2000_0000),
-        Isa::Thumb2 => (0x5_0000, 0x300_0000),
+        Isa::Thumb2 | Isa::X86 => (0x5_0000, 0x300_0000),
     }
 }
 
@@ -346,6 +346,8 @@ impl JniMachine {
                 let reg = match isa {
                     Isa::Arm64 => RegisterARM64::X15 as i32,
                     Isa::Thumb2 => RegisterARM::R4 as i32,
+                    // X86JniCallingConvention::LockingArgumentRegister: EBP.
+                    Isa::X86 => RegisterX86::EBP as i32,
                 };
                 let object = u.reg_read(reg).unwrap_or(0);
                 locks.borrow_mut().push((name.clone(), object));
@@ -571,7 +573,8 @@ pub fn run_x86_64(
 }
 
 /// The managed convention's callee-saves (what a stub must give back as it got them), with
-/// their number in `Machine::call`'s junk pattern (u8::MAX: sp), and the FP ones: arm64 x19
+/// their number in `Machine::call`'s junk pattern (u8::MAX: sp), and the FP ones (recognizable
+/// values written before the call): arm64 x19
 /// (the thread register), x20-x29, d8-d15 (arch/arm64/callee_save_frame_arm64.h); thumb2 r5-r8,
 /// r9 (the thread register), r10, r11, s16-s31 = d8-d15 (arch/arm/callee_save_frame_arm.h).
 #[allow(clippy::type_complexity)]
@@ -595,6 +598,16 @@ fn callee_saves(isa: Isa) -> (&'static [(&'static str, i32, u8)], Vec<i32>) {
                 ("sp", X::SP as i32, u8::MAX),
             ],
             (8..16).map(|d| X::D0 as i32 + d).collect(),
+        ),
+        // x86: EBP, ESI, EDI (arch/x86/callee_save_frame_x86.h); no FP callee-saves.
+        Isa::X86 => (
+            &[
+                ("ebp", RegisterX86::EBP as i32, 5),
+                ("esi", RegisterX86::ESI as i32, 6),
+                ("edi", RegisterX86::EDI as i32, 7),
+                ("esp", RegisterX86::ESP as i32, u8::MAX),
+            ],
+            Vec::new(),
         ),
         Isa::Thumb2 => (
             &[

@@ -1,7 +1,7 @@
 //! The compiler harness of issue 15: ART's patched optimizing compiler compiles methods of real
 //! .dex files (`hubble-compile-method`, cpp/compile_method.cc, built by `scripts/art-build
-//! --compiler` in the trixie build root), and this crate executes what it emits: arm64 and
-//! thumb2 in unicorn against a `Thread` image and a ring, x86_64 natively. See
+//! --compiler` in the trixie build root), and this crate executes what it emits: arm64, thumb2
+//! and x86 in unicorn against a `Thread` image and a ring, x86_64 natively. See
 //! docs/compiler-harness.md.
 #![deny(unsafe_op_in_unsafe_fn)]
 
@@ -27,11 +27,11 @@ pub use abi::{parse_args, Arg};
 pub use output::{Compiled, IsaCode};
 
 /// The `ArtMethod*` the harness passes: above 4 GiB on arm64 (two-slot entries, as AOT code of a
-/// 64-bit process must handle), a 32-bit value on thumb2.
+/// 64-bit process must handle), a 32-bit value on thumb2 and x86.
 pub fn method_value(isa: &str) -> u64 {
     match isa {
         "arm64" => 0x6_0000_0120,
-        "thumb2" => 0x3_0120,
+        "thumb2" | "x86" => 0x3_0120,
         _ => 0x6_0000_0120,
     }
 }
@@ -279,7 +279,7 @@ impl Runner {
         let mut machines = Vec::new();
         for code in &c.isas {
             machines.push(match code.isa.as_str() {
-                "arm64" | "thumb2" => Some(make(code).map_err(|e| e.to_string())?),
+                "arm64" | "thumb2" | "x86" => Some(make(code).map_err(|e| e.to_string())?),
                 _ => None,
             });
         }
@@ -290,7 +290,7 @@ impl Runner {
     pub fn run(&mut self, c: &Compiled, i: usize, args: &[Arg]) -> Result<Outcome, String> {
         if self.machines[i].is_none() && !c.invokes.is_empty() {
             return Err(format!(
-                "{}: {} invokes other methods; dispatch runs in unicorn only (arm64, thumb2)",
+                "{}: {} invokes other methods; dispatch runs in unicorn only (arm64, thumb2, x86)",
                 c.method, c.isas[i].isa
             ));
         }
@@ -306,7 +306,7 @@ fn execute_with(
 ) -> Result<Outcome, String> {
     let method = method_value(&code.isa);
     match code.isa.as_str() {
-        "arm64" | "thumb2" => {
+        "arm64" | "thumb2" | "x86" => {
             let r = match machine {
                 Some(m) => m.call(args, method),
                 None => emu::run(code, &c.shorty, c.is_static, args, method),

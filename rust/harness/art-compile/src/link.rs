@@ -8,6 +8,12 @@
 //! (dex2oat/linker/arm64/relative_patcher_arm64.cc and arm/relative_patcher_thumb2.cc,
 //! `PatchEntrypointCall` → `PatchBl`). Unlinked, the placeholder branches to itself. Here the
 //! thunks go right after the method's code, within BL range.
+//!
+//! x86 code calls its entrypoints through `fs:` (no thunks), and the PC-relative addresses
+//! `HX86ComputeBaseMethodAddress` serves (constant area, packed-switch tables) are fixed up by
+//! the assembler inside the method's own code (`X86Assembler::FinalizeCode` / `RIPFixup` in
+//! code_generator_x86.cc); only .bss, boot image and JIT literals would be linker patches
+//! (`CodeGeneratorX86::EmitLinkerPatches`), and those are refused here like any other kind.
 
 use crate::emu::Isa;
 use crate::output::IsaCode;
@@ -45,6 +51,9 @@ pub fn link(isa: Isa, code: &IsaCode) -> Result<Vec<u8>, String> {
         match isa {
             Isa::Arm64 => patch_bl_arm64(&mut out, literal, displacement)?,
             Isa::Thumb2 => patch_bl_thumb2(&mut out, literal, displacement)?,
+            // CodeGeneratorX86::InvokeRuntime calls `fs:[offset]` directly
+            // (code_generator_x86.cc:1105-1107): x86 code has no entrypoint thunks.
+            Isa::X86 => return Err(format!("an entrypoint thunk call at {literal} in x86 code")),
         }
     }
     Ok(out)

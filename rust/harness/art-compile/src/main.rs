@@ -24,7 +24,7 @@ struct Cli {
     /// The method, as 'LFoo;->bar(II)I'.
     #[arg(long)]
     method: String,
-    /// arm64, thumb2, x86_64 or all.
+    /// arm64, thumb2, x86_64, x86 or all.
     #[arg(long, default_value = "all")]
     isa: String,
     /// Arguments, comma-separated, in the method's parameter types.
@@ -170,13 +170,13 @@ fn run(cli: Cli) -> anyhow::Result<bool> {
         anyhow::bail!("{}: no such file", cli.dex.display());
     }
     let isas = if cli.isa == "all" {
-        "arm64,thumb2,x86_64".to_string()
+        "arm64,thumb2,x86_64,x86".to_string()
     } else {
         cli.isa.clone()
     };
     for isa in isas.split(',') {
-        if !matches!(isa, "arm64" | "thumb2" | "x86_64") {
-            anyhow::bail!("unknown ISA '{isa}' (arm64, thumb2, x86_64 or all)");
+        if !matches!(isa, "arm64" | "thumb2" | "x86_64" | "x86") {
+            anyhow::bail!("unknown ISA '{isa}' (arm64, thumb2, x86_64, x86 or all)");
         }
     }
     let harness = Harness::locate()?;

@@ -1,9 +1,9 @@
 //! The quick entrypoints compiled code calls, done as the runtime functions they stand for
-//! (runtime/arch/{arm,arm64}/entrypoints_init_*.cc, quick_entrypoints_arm.S,
+//! (runtime/arch/{arm,arm64,x86}/entrypoints_init_*.cc, quick_entrypoints_{arm,x86}.S,
 //! entrypoints/math_entrypoints.cc), on the emulated registers. Java semantics where the
 //! runtime implements them (art_d2l/art_f2l saturate and map NaN to 0, as Rust's `as` does).
 
-use unicorn_engine::{RegisterARM, RegisterARM64, Unicorn};
+use unicorn_engine::{RegisterARM, RegisterARM64, RegisterX86, Unicorn};
 
 use crate::emu::Isa;
 
@@ -67,6 +67,8 @@ pub fn call(isa: Isa, name: &str, u: &mut Unicorn<'_, ()>) -> Outcome {
             let exception = match isa {
                 Isa::Arm64 => r(u, RegisterARM64::X0 as i32),
                 Isa::Thumb2 => r(u, RegisterARM::R0 as i32),
+                // X86JNIMacroAssembler::DeliverPendingException passes it in EAX.
+                Isa::X86 => r(u, unicorn_engine::RegisterX86::EAX as i32),
             };
             return Outcome::Threw(format!("pending exception {exception:#x}"));
         }
@@ -155,6 +157,32 @@ pub fn call(isa: Isa, name: &str, u: &mut Unicorn<'_, ()>) -> Outcome {
             }
             _ => return Outcome::Unsupported,
         },
+        // quick_entrypoints_x86.S (ART 14): art_quick_ldiv/lmod (:1454-1478) pass a = ECX:EAX,
+        // b = EBX:EDX to artLdiv/artLmod (divisor checked non-zero by HDivZeroCheck) and return
+        // in EDX:EAX; art_quick_d2l/f2l (:1434-1452) pass XMM0 to art_d2l/art_f2l, result in
+        // EDX:EAX. x86 computes float remainders inline (fprem) and long multiplies and shifts
+        // inline, so those entrypoints are never called.
+        Isa::X86 => {
+            let pair = |u: &Unicorn<'_, ()>, lo: RegisterX86, hi: RegisterX86| {
+                ((r(u, hi as i32) << 32) | (r(u, lo as i32) & 0xffff_ffff)) as i64
+            };
+            let v = match name {
+                "Ldiv" | "Lmod" => {
+                    let a = pair(u, RegisterX86::EAX, RegisterX86::ECX);
+                    let b = pair(u, RegisterX86::EDX, RegisterX86::EBX);
+                    if name == "Ldiv" {
+                        a.wrapping_div(b)
+                    } else {
+                        a.wrapping_rem(b)
+                    }
+                }
+                "D2l" => f64::from_bits(crate::emu::xmm_read(u, 0).0) as i64,
+                "F2l" => f32::from_bits(crate::emu::xmm_read(u, 0).0 as u32) as i64,
+                _ => return Outcome::Unsupported,
+            };
+            w(u, RegisterX86::EAX as i32, v as u64 & 0xffff_ffff);
+            w(u, RegisterX86::EDX as i32, (v as u64) >> 32);
+        }
     }
     Outcome::Returned
 }

@@ -55,15 +55,16 @@ fn users_dex_runs_and_bad_input_is_refused_clearly() {
     std::fs::create_dir_all(&dir).unwrap();
     let dex = user_dex(&dir);
 
-    // 3 * 7 - 4 = 17 on every ISA, with the trace points marked and the ring decoded.
+    // 3 * 7 - 4 = 17 on every ISA (arm64, thumb2, x86_64, x86), with the trace points marked
+    // and the ring decoded.
     let (code, text) = run(&["--dex", &dex, "--method", "LUser;->f(II)I", "--args", "7,4"]);
     assert_eq!(code, 0, "{text}");
-    assert_eq!(text.matches("result: 17").count(), 3, "{text}");
+    assert_eq!(text.matches("result: 17").count(), 4, "{text}");
     assert!(
         text.contains("◀ TraceEntry") && text.contains("◀ TraceExit"),
         "{text}"
     );
-    assert_eq!(text.matches("trace (2 records)").count(), 3, "{text}");
+    assert_eq!(text.matches("trace (2 records)").count(), 4, "{text}");
 
     let cases: &[(&[&str], &str)] = &[
         (
@@ -142,7 +143,8 @@ fn users_native_method_runs_through_its_jni_stub() {
     let dex = dex.display().to_string();
     let method = "Lcom/example/Hello;->sum3(IJI)J";
     let native = c.display().to_string();
-    // 5 + 1000000007 * 3 on every ISA, through each stub's entry and exit.
+    // 5 + 1000000007 * 3 on every ISA (arm64, thumb2, x86_64, x86), through each stub's entry
+    // and exit.
     let (code, text) = run(&[
         "--dex",
         &dex,
@@ -154,8 +156,8 @@ fn users_native_method_runs_through_its_jni_stub() {
         &native,
     ]);
     assert_eq!(code, 0, "{text}");
-    assert_eq!(text.matches("result: 3000000026").count(), 3, "{text}");
-    assert_eq!(text.matches("JNI stub").count(), 3, "{text}");
+    assert_eq!(text.matches("result: 3000000026").count(), 4, "{text}");
+    assert_eq!(text.matches("JNI stub").count(), 4, "{text}");
     assert!(!text.contains("CHECK FAILED"), "{text}");
 
     let (code, text) = run(&["--dex", &dex, "--method", method, "--args", "1,2,3"]);

@@ -1,10 +1,10 @@
 //! Corpus part (b): ART's own `test/*/smali/` methods, unchanged (the pinned tree,
 //! $HUBBLE_CACHE/art/work/test), assembled per test by Debian's smali. Every method the harness
-//! can build is compiled for arm64, thumb2 and x86_64, traced and untraced; every compiled one
-//! runs on random inputs: the six results agree (no oracle: ART's tests compute their expected
-//! values in Java), the ring equals the call tree the harness observed, no trace point changes
-//! what it must not. Methods that `invoke-static` run through the invoke dispatch
-//! (src/dispatch.rs) on arm64 and thumb2 only. Prints how many were compiled and executed and
+//! can build is compiled for arm64, thumb2, x86_64 and x86, traced and untraced; every compiled
+//! one runs on random inputs: the eight results agree (no oracle: ART's tests compute their
+//! expected values in Java), the ring equals the call tree the harness observed, no trace point
+//! changes what it must not. Methods that `invoke-static` run through the invoke dispatch
+//! (src/dispatch.rs) on arm64, thumb2 and x86 (unicorn) only. Prints how many were compiled and executed and
 //! each skip's reason.
 mod common;
 
@@ -155,7 +155,7 @@ fn corpus_b_art_test_smali_methods() {
                 for (c, r) in [(&traced, &mut rt), (&untraced, &mut ru)] {
                     for i in 0..c.isas.len() {
                         if c.isas[i].isa == "x86_64" && !c.invokes.is_empty() {
-                            continue; // no native dispatch: arm64 and thumb2 only
+                            continue; // no native dispatch: arm64, thumb2 and x86 only
                         }
                         match r.run(c, i, &args) {
                             Ok(o) => outcomes.push((c.traced, o)),
@@ -221,12 +221,12 @@ fn corpus_b_art_test_smali_methods() {
         }
     }
     eprintln!(
-        "corpus (b): {} ART tests with smali, {methods} methods: {compiled} compiled for arm64, thumb2 and x86_64 (traced and untraced), {executed} executed (each on up to {inputs} random inputs; an input that runs past the instruction limit is dropped)",
+        "corpus (b): {} ART tests with smali, {methods} methods: {compiled} compiled for arm64, thumb2, x86_64 and x86 (traced and untraced), {executed} executed (each on up to {inputs} random inputs; an input that runs past the instruction limit is dropped)",
         tests.len()
     );
     eprintln!(
         "corpus (b) invoke-static: {invoking} compiled methods invoke, {executed_invoking} of them \
-         executed through the dispatcher (arm64 and thumb2 only)"
+         executed through the dispatcher (arm64, thumb2 and x86 only)"
     );
     for (reason, n) in &skips {
         eprintln!("corpus (b) skipped {n:4}: {reason}");

@@ -13,7 +13,8 @@
 //!   unwinder do (src/unwind.rs);
 //! * registers and stack across every trace point of every method, as in corpus (a).
 //!
-//! x86_64 runs the methods that invoke nothing (Far); dispatch is emulated only.
+//! x86 runs them all through the same dispatch (unicorn); x86_64 runs the methods that invoke
+//! nothing (Far): dispatch is emulated only.
 //!
 //! Needs `scripts/art-build --full --compiler`, smali, a JDK and python3 (tools/gen_far.py).
 mod common;
@@ -306,10 +307,10 @@ fn a_long_method_branches_across_its_body_to_its_out_of_line_halves() {
     let dex = corpus_dex(&dir);
     let desc = "LFar;->far(II)I";
     let traced = harness
-        .compile(&dex, desc, "arm64,thumb2", true, &dir.join("t.txt"))
+        .compile(&dex, desc, "arm64,thumb2,x86", true, &dir.join("t.txt"))
         .unwrap_or_else(|e| panic!("{desc}: {e}"));
     let plain = harness
-        .compile(&dex, desc, "arm64,thumb2", false, &dir.join("u.txt"))
+        .compile(&dex, desc, "arm64,thumb2,x86", false, &dir.join("u.txt"))
         .unwrap_or_else(|e| panic!("{desc}: {e}"));
     let n = inputs::per_method().min(300);
     let mut rng = Rng::new(0x4641_5221);
@@ -406,7 +407,8 @@ fn a_long_method_branches_across_its_body_to_its_out_of_line_halves() {
                 out_of_line += ran_out_of_line;
             }
             // arm64 entries of an ArtMethod* above 4 GiB always take the out-of-line half (two
-            // slots); thumb2's only when the ring wraps.
+            // slots); thumb2's and x86's (32-bit: one slot, limit = end) only when the ring
+            // wraps.
             if wrap || code.isa == "arm64" {
                 assert!(
                     out_of_line >= args_list.len(),
@@ -461,7 +463,7 @@ fn an_invoke_of_a_method_the_dex_does_not_define_throws_no_such_method_error() {
     assert!(st.success());
     let desc = "LMissing;->callsNothing(I)I";
     let c = harness
-        .compile(&dex, desc, "arm64,thumb2", true, &dir.join("t.txt"))
+        .compile(&dex, desc, "arm64,thumb2,x86", true, &dir.join("t.txt"))
         .unwrap_or_else(|e| panic!("{desc}: {e}"));
     assert_eq!(c.invokes.len(), 1, "{:?}", c.invokes);
     let linker = Rc::new(Linker::new(&harness, &dex, true, &dir.join("callees")));

@@ -8,7 +8,11 @@
 //!   clobber-t32: the thumb2 emitter writes a low register that is none of the temps the
 //!            register allocator gave the node (r1 in sumLoop's entry, its first argument);
 //!   noexit-x86_64: the x86_64 emitter's exits jump past their store (run natively: the ring
-//!            the child sends back no longer equals the call).
+//!            the child sends back no longer equals the call);
+//!   noexit-x86: the same in the x86 emitter (run in unicorn: the ring no longer equals the
+//!            call the harness made);
+//!   clobber-x86: the x86 emitter writes ESI (its first non-temp candidate; sumLoop keeps its
+//!            second argument there across the entry), which the register check catches.
 mod common;
 
 use common::{corpus_dex, harness_or_skip};
@@ -42,7 +46,7 @@ fn dir(name: &str) -> std::path::PathBuf {
 #[ignore = "needs scripts/art-build --compiler: run by tests/stages/32-art-compiler.sh"]
 fn real_emitters_pass_and_every_mutant_is_caught() {
     let Some(h) = harness_or_skip() else { return };
-    for isa in ["arm64", "thumb2", "x86_64"] {
+    for isa in ["arm64", "thumb2", "x86_64", "x86"] {
         let ok = problems(&h, &dir(&format!("real-{isa}")), isa);
         assert!(ok.is_empty(), "the real {isa} emitter fails: {ok:?}");
     }
@@ -63,6 +67,13 @@ fn real_emitters_pass_and_every_mutant_is_caught() {
             "the register check",
         ),
         ("noexit-x86_64", "x86_64", "ring", "the ring check"),
+        ("noexit-x86", "x86", "ring", "the ring check"),
+        (
+            "clobber-x86",
+            "x86",
+            "register 6 changed",
+            "the register check",
+        ),
     ];
     let mut caught = Vec::new();
     for (kind, isa, report, check) in mutants {
@@ -73,7 +84,7 @@ fn real_emitters_pass_and_every_mutant_is_caught() {
         );
         caught.push(format!("  {kind}: {p:?}"));
     }
-    for name in ["real-arm64", "real-thumb2", "real-x86_64"]
+    for name in ["real-arm64", "real-thumb2", "real-x86_64", "real-x86"]
         .into_iter()
         .chain(mutants.map(|m| m.0))
     {

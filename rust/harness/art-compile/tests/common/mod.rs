@@ -65,7 +65,7 @@ impl Rng {
     }
 }
 
-/// `desc` compiled for arm64, thumb2 and x86_64, traced and untraced (outputs under `dir`); its
+/// `desc` compiled for arm64, thumb2, x86_64 and x86, traced and untraced (outputs under `dir`); its
 /// shorty must be the Java twin's.
 pub fn compile_both(
     h: &Harness,
@@ -75,7 +75,7 @@ pub fn compile_both(
     dir: &Path,
 ) -> (Compiled, Compiled) {
     let [traced, plain] = [(true, "t.txt"), (false, "u.txt")].map(|(traced, out)| {
-        h.compile(dex, desc, "arm64,thumb2,x86_64", traced, &dir.join(out))
+        h.compile(dex, desc, "arm64,thumb2,x86_64,x86", traced, &dir.join(out))
             .unwrap_or_else(|e| panic!("{desc}: {e}"))
     });
     assert_eq!(

@@ -25,8 +25,8 @@ use crate::sync::{fence, AtomicU64, Ordering};
 pub enum Claim {
     /// One atomic swap: whoever reads FREE owns the block.
     Swap,
-    /// A load and then a store: two takers can both read FREE. Never use outside the model.
-    #[doc(hidden)]
+    /// A load and then a store: two takers can both read FREE. Never use outside the model
+    /// (`tests/loom_pool.rs` shows it gives one block to two threads).
     LoadThenStore,
 }
 
@@ -58,10 +58,7 @@ impl Pool {
             mode,
         };
         pool.cells[1].store((geometry.blocks - 1) as u64, Ordering::Relaxed);
-        pool.cells[2].store(
-            (base + POOL_HEADER_SLOTS * SLOT) as u64,
-            Ordering::Relaxed,
-        );
+        pool.cells[2].store((base + POOL_HEADER_SLOTS * SLOT) as u64, Ordering::Relaxed);
         pool
     }
 
@@ -145,7 +142,8 @@ fn next_block(
         }
         let seq = block.end.load(Ordering::Relaxed) as u32;
         pool.at(b).store(slot::pack(tid, seq), Ordering::Relaxed);
-        pool.at(b + H_TICKET * SLOT).store(ticket, Ordering::Relaxed);
+        pool.at(b + H_TICKET * SLOT)
+            .store(ticket, Ordering::Relaxed);
         pool.at(b + H_TIME * SLOT).store(counter, Ordering::Relaxed);
         pool.at(b + H_CLOSE * SLOT).store(0, Ordering::Relaxed);
         block.end.store(b, Ordering::Relaxed);
@@ -204,13 +202,7 @@ fn trace_point(
 
 /// Method entry on a traced thread in pool mode (`counter`: the full timer value; the slot keeps
 /// its low 32 bits, a new block's header all 64).
-pub fn trace_entry(
-    block: &ThreadBlock,
-    pool: &Pool,
-    tid: u32,
-    method: u64,
-    counter: u64,
-) -> bool {
+pub fn trace_entry(block: &ThreadBlock, pool: &Pool, tid: u32, method: u64, counter: u64) -> bool {
     trace_entry_with(block, pool, tid, method, counter, Claim::Swap)
 }
 

@@ -30,7 +30,9 @@ fn hand_off(threads: u32, records: u64, blocks: usize, claim: Claim) {
     };
     let shared = Arc::new((
         Pool::new(MODE, g),
-        (0..threads).map(|_| ThreadBlock::default()).collect::<Vec<_>>(),
+        (0..threads)
+            .map(|_| ThreadBlock::default())
+            .collect::<Vec<_>>(),
     ));
     for (i, b) in shared.1.iter().enumerate() {
         let _ = i;

@@ -107,7 +107,10 @@ pub struct PoolWriter {
 impl PoolWriter {
     /// An empty pool at address `base` (8-aligned, above [`SECOND_TRY`]).
     pub fn new(mode: Mode, geometry: Geometry, base: u64) -> PoolWriter {
-        assert!(geometry.blocks.is_power_of_two(), "N must be a power of two");
+        assert!(
+            geometry.blocks.is_power_of_two(),
+            "N must be a power of two"
+        );
         assert!(
             geometry.block_slots > BLOCK_HEADER_SLOTS + 1,
             "a block needs room for a two-slot record"
@@ -325,7 +328,10 @@ impl core::fmt::Display for PoolError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             PoolError::BadLength { expected, got } => {
-                write!(f, "pool snapshot has {got} slots, the geometry says {expected}")
+                write!(
+                    f,
+                    "pool snapshot has {got} slots, the geometry says {expected}"
+                )
             }
             PoolError::BadClose { block, close } => write!(
                 f,
@@ -397,7 +403,12 @@ pub fn thread_streams(
         for b in list {
             if let Some(last) = run.last() {
                 if last.seq.wrapping_add(1) != b.seq {
-                    out.push(linearize(tid, core::mem::take(&mut run), snapshot, geometry));
+                    out.push(linearize(
+                        tid,
+                        core::mem::take(&mut run),
+                        snapshot,
+                        geometry,
+                    ));
                 }
             }
             run.push(b);
@@ -464,8 +475,18 @@ mod tests {
         for s in &streams {
             let got = records(s, Mode::Bits64);
             let all = &want[&s.tid];
-            assert_eq!(got.as_slice(), &all[all.len() - got.len()..], "tid {}", s.tid);
-            assert!(got.len() >= 4, "tid {} kept only {} records", s.tid, got.len());
+            assert_eq!(
+                got.as_slice(),
+                &all[all.len() - got.len()..],
+                "tid {}",
+                s.tid
+            );
+            assert!(
+                got.len() >= 4,
+                "tid {} kept only {} records",
+                s.tid,
+                got.len()
+            );
         }
         assert_eq!(w.dropped, 0);
     }

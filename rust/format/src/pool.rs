@@ -5,14 +5,19 @@
 //! Layout (all words are 8-byte slots; addresses are what the traced thread's block holds):
 //!
 //! ```text
-//! pool:   [next: ticket counter][mask: N - 1][blocks: address of block 0][reserved]
+//! pool:   [next: ticket counter][mask: N - 1][blocks: address of block 0][delay: N - A]
 //!         block 0 | block 1 | ... | block N-1            (N a power of two, B slots each)
 //! block:  [0: lo = seq, hi = tid][1: ticket][2: counter at take][3: close][4: state]
 //!         [5 ..: data slots, exactly as a ring's (entries, exits, start records)]
 //! ```
 //!
 //! `close` is the address one past the block's last written slot (0 while the block is open);
-//! `state` is 0 (free) or 1 (owned). The traced thread's words in pool mode: `cursor` the next
+//! `state` is [`OWNED`] (1) or `bound << 1`: free for tickets from `bound` on. A seal sets
+//! `bound` = the pool's head + `delay` (N − A), so a block lives N − A tickets after it is
+//! *sealed*, not N after it was *taken*: a thread that holds a block long (a little thread)
+//! does not lose it at the counter's next pass while records of the same age survive in the
+//! blocks other threads took since (`docs/many-threads.md`, "Reuse after the seal").
+//! The traced thread's words in pool mode: `cursor` the next
 //! slot or [`SEALED`]; `limit` the block's end (− 8 in 64-bit mode) or 0; `begin` the pool's
 //! address + 1 (the tag that selects pool mode in the slow path); `end` the current block's
 //! address while the thread holds one, the next `seq` while it holds none.
@@ -26,7 +31,7 @@ use alloc::vec::Vec;
 
 use crate::slot::{self, BadMethod, Mode, SLOT_BYTES};
 
-/// Slots before block 0: next, mask, blocks, reserved.
+/// Slots before block 0: next, mask, blocks, delay.
 pub const POOL_HEADER_SLOTS: usize = 4;
 /// Header slots at the start of every block.
 pub const BLOCK_HEADER_SLOTS: usize = 5;
@@ -38,20 +43,38 @@ pub const H_TICKET: usize = 1;
 pub const H_TIME: usize = 2;
 /// Header slot: address one past the last slot written (0: open).
 pub const H_CLOSE: usize = 3;
-/// Header slot: 0 free, 1 owned.
+/// Header slot: [`OWNED`], or `bound << 1` (free for tickets ≥ `bound`; see [`free_from`]).
 pub const H_STATE: usize = 4;
+/// Pool header slot: N − A, added to the head by a seal (the reuse bound).
+pub const P_DELAY: usize = 3;
 /// `cursor` of a thread that holds no block (8: not 0, which means tracing off; not 1, which
 /// `stop` uses for "requested", since a stop publishes the cursor).
 pub const SEALED: u64 = 8;
-/// Cursor scratch value while the slow path tries its second candidate.
-pub const SECOND_TRY: u64 = 16;
 /// Candidates a slow path looks at before it gives up and drops the record (`docs/many-threads.md`:
-/// only when the pool is saturated, visible as a gap in `seq`).
-pub const TRIES: usize = 2;
-/// Block state: free.
+/// only when the pool is saturated, visible as a gap in `seq`). Not 2: blocks taken together
+/// (a wave of new threads, the big threads' consecutive blocks) are sealed together and so are
+/// unclaimable together for N − A tickets; with two tries the 64-thread stress test dropped 70
+/// records in 14 700 takes, each a gap that cut the latest fragment at the head. Every skipped
+/// ticket moves the head on, which brings every delayed block's bound nearer: the loop ends
+/// unless every block is owned.
+pub const TRIES: usize = 32;
+/// Block state: free for every ticket (a block never taken).
 pub const FREE: u64 = 0;
 /// Block state: owned by a thread.
 pub const OWNED: u64 = 1;
+
+/// The state a seal stores: free for tickets from `bound` on (even, so never [`OWNED`]).
+pub const fn free_from(bound: u64) -> u64 {
+    bound << 1
+}
+
+/// Whether a taker holding `ticket` may claim a block whose state is `state`: not owned, and
+/// the ticket at or past the seal's bound (tickets are 64-bit and never wrap in practice; the
+/// comparison is a plain one so the 32-bit emitters compare the low word after a check of the
+/// high one, `docs/many-threads.md`).
+pub const fn claimable(state: u64, ticket: u64) -> bool {
+    state != OWNED && ticket >= state >> 1
+}
 /// Block size the runtime and the emitted code use (16 KiB, `BLOCK_SHIFT` = 14).
 pub const BLOCK_BYTES: usize = 16 << 10;
 
@@ -62,6 +85,11 @@ pub struct Geometry {
     pub blocks: usize,
     /// Slots per block B (header included).
     pub block_slots: usize,
+    /// BTrace's active-block bound A (≤ N): a sealed block is reusable N − A tickets after its
+    /// seal, so every record written since the head was N − A tickets back is kept. A = N is the
+    /// first session's rule (reusable at once, at the counter's next pass), kept reachable so
+    /// the stress test and the bench show what it costs.
+    pub active: usize,
 }
 
 impl Geometry {
@@ -76,6 +104,10 @@ impl Geometry {
     /// Data slots a block holds.
     pub fn data_slots(&self) -> usize {
         self.block_slots - BLOCK_HEADER_SLOTS
+    }
+    /// N − A: how many tickets a sealed block waits before it is claimable.
+    pub fn delay(&self) -> u64 {
+        self.blocks.saturating_sub(self.active) as u64
     }
 }
 
@@ -105,8 +137,9 @@ pub struct PoolWriter {
 }
 
 impl PoolWriter {
-    /// An empty pool at address `base` (8-aligned, above [`SECOND_TRY`]).
+    /// An empty pool at address `base` (8-aligned, above `SEALED + 8 · TRIES`: the emitted loop may count its tries in the cursor word).
     pub fn new(mode: Mode, geometry: Geometry, base: u64) -> PoolWriter {
+        assert!(geometry.active <= geometry.blocks, "A ≤ N");
         assert!(
             geometry.blocks.is_power_of_two(),
             "N must be a power of two"
@@ -118,6 +151,7 @@ impl PoolWriter {
         let mut slots = alloc::vec![0; geometry.total_slots()];
         slots[1] = (geometry.blocks - 1) as u64;
         slots[2] = base + (POOL_HEADER_SLOTS * SLOT_BYTES) as u64;
+        slots[P_DELAY] = geometry.delay();
         PoolWriter {
             mode,
             geometry,
@@ -175,8 +209,11 @@ impl PoolWriter {
         self.store(block + (H_CLOSE * SLOT_BYTES) as u64, w.cursor);
         let seq = self.load(block) as u32;
         w.end = u64::from(seq.wrapping_add(1));
-        // STLR xzr: data and close before the state (the next owner's SWPA acquires it).
-        self.store(block + (H_STATE * SLOT_BYTES) as u64, FREE);
+        // STLR: data and close before the state (the next owner's acquire pairs with it).
+        // The bound counts from the head now, not from the block's ticket: the block's newest
+        // records are as recent as the head.
+        let bound = self.slots[0].wrapping_add(self.slots[P_DELAY]);
+        self.store(block + (H_STATE * SLOT_BYTES) as u64, free_from(bound));
         w.cursor = SEALED;
         w.limit = 0;
     }
@@ -196,11 +233,11 @@ impl PoolWriter {
             let i = (ticket & self.slots[1]) as usize;
             let block = self.slots[2] + (i * self.geometry.block_slots * SLOT_BYTES) as u64;
             let state_addr = block + (H_STATE * SLOT_BYTES) as u64;
-            let old = self.load(state_addr);
-            self.store(state_addr, OWNED); // SWPA
-            if old != FREE {
+            // LDR + CASA: claim only a block that is free for this ticket.
+            if !claimable(self.load(state_addr), ticket) {
                 continue;
             }
+            self.store(state_addr, OWNED);
             self.store(block, slot::pack(w.tid, w.end as u32));
             self.store(block + SLOT_BYTES as u64, ticket);
             self.store(block + 2 * SLOT_BYTES as u64, counter);
@@ -438,6 +475,7 @@ mod tests {
     const G: Geometry = Geometry {
         blocks: 4,
         block_slots: 9,
+        active: 2,
     };
 
     fn records(stream: &ThreadStream, mode: Mode) -> Vec<Record> {
@@ -495,9 +533,11 @@ mod tests {
     // with every other candidate owned too, the record is dropped and seq shows the gap.
     #[test]
     fn an_owned_block_is_skipped_and_a_saturated_pool_drops_with_a_seq_gap() {
+        // A = N: no delay after a seal, so this test is about ownership alone.
         let g = Geometry {
             blocks: 2,
             block_slots: 7,
+            active: 2,
         };
         let mut w = PoolWriter::new(Mode::Bits32, g, 0x1000);
         w.start_thread(1);
@@ -520,6 +560,56 @@ mod tests {
         assert_eq!(w.dropped, 1);
         assert_eq!(w.words(3).unwrap().end, 1, "the drop bumps seq");
         assert_eq!(w.words(3).unwrap().cursor, SEALED);
+    }
+
+    /// A little thread (1) holds block 0 from ticket 0 while a big one (2) goes round the pool;
+    /// the little one seals block 0 at head 15 and the big one's next ticket (16) lands on it.
+    /// Returns whether the little thread's two oldest records are still in the pool.
+    fn little_thread_keeps_its_sealed_block(active: usize) -> bool {
+        let g = Geometry {
+            blocks: 8,
+            block_slots: 7,
+            active,
+        };
+        let mut w = PoolWriter::new(Mode::Bits32, g, 0x1000);
+        w.start_thread(1);
+        w.start_thread(2);
+        let mut ts = 0u64;
+        let mut exit = |w: &mut PoolWriter, tid: u32| {
+            ts += 1;
+            assert!(w.exit(tid, ts), "tid {tid} dropped at ts {ts}");
+        };
+        exit(&mut w, 1);
+        exit(&mut w, 1); // block 0 full, still owned
+        while w.slots()[0] < 15 {
+            exit(&mut w, 2); // ticket 8 skips the owned block 0
+        }
+        assert_eq!(w.slots()[0], 15);
+        exit(&mut w, 1); // seal block 0 at head 15, take ticket 15 (block 7)
+        for _ in 0..4 {
+            exit(&mut w, 2); // ticket 16: block 0 again
+        }
+        assert_eq!(w.dropped, 0);
+        let streams = thread_streams(&w.snapshot(), g, 0x1000).unwrap();
+        streams
+            .iter()
+            .filter(|s| s.tid == 1)
+            .flat_map(|s| records(s, Mode::Bits32))
+            .any(|r| r == Record::Exit { ts: 1 })
+    }
+
+    // The seal's bound (head + N − A) keeps a block sealed at head 15 until ticket 21: ticket 16
+    // skips it, so the little thread's records survive as long as the big thread's of the same
+    // age. With A = N (no delay: the first session's rule) ticket 16 takes it and they go, while
+    // the big thread's records from ts 3 on stay: the latest fragment breaks at ts 15.
+    #[test]
+    fn a_sealed_block_is_claimable_only_n_minus_a_tickets_after_its_seal() {
+        assert!(little_thread_keeps_its_sealed_block(2));
+        assert!(!little_thread_keeps_its_sealed_block(8));
+        assert!(claimable(FREE, 0));
+        assert!(!claimable(OWNED, 100));
+        assert!(!claimable(free_from(21), 20));
+        assert!(claimable(free_from(21), 21));
     }
 
     // A snapshot whose close points outside the block is refused, not read out of bounds.

@@ -6,27 +6,28 @@
 //! | here                       | A64            | why                                         |
 //! |----------------------------|----------------|---------------------------------------------|
 //! | `fetch_add(Relaxed)`       | `LDADD`        | a unique ticket; nothing else rides on it   |
-//! | `swap(OWNED, Acquire)`     | `SWPA`         | the claim; pairs with the previous owner's seal |
-//! | `store(FREE, Release)`     | `STLR xzr`     | the seal: data and `close` before the block is free |
+//! | `compare_exchange(Acquire)`| `LDR` + `CASA` | the claim, only if the state lets this ticket have the block; pairs with the previous owner's seal |
+//! | `store(free_from(head + N − A), Release)` | `STLR` | the seal: data and `close` before the block is free, and free only N − A tickets later |
 //! | `limit.store(0, Release)`  | `STLR`         | the doorbell, rung again at every poll round |
 
 use hubble_format::pool::{
-    Geometry, BLOCK_HEADER_SLOTS, FREE, H_CLOSE, H_STATE, H_TICKET, H_TIME, OWNED,
-    POOL_HEADER_SLOTS, SEALED, TRIES,
+    claimable, free_from, Geometry, BLOCK_HEADER_SLOTS, H_CLOSE, H_STATE, H_TICKET, H_TIME, OWNED,
+    POOL_HEADER_SLOTS, P_DELAY, SEALED, TRIES,
 };
 use hubble_format::slot::{self, Mode};
 
 use crate::block::{ThreadBlock, RUNNING, SLOT, STOP_REQUESTED};
 use crate::sync::{fence, AtomicU64, Ordering};
 
-/// How the slow path claims a candidate block. Only [`Claim::Swap`] is correct; the other is
+/// How the slow path claims a candidate block. Only [`Claim::Cas`] is correct; the other is
 /// the model with the essential step removed, for `tests/loom_pool.rs` to show it fails.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Claim {
-    /// One atomic swap: whoever reads FREE owns the block.
-    Swap,
-    /// A load and then a store: two takers can both read FREE. Never use outside the model
-    /// (`tests/loom_pool.rs` shows it gives one block to two threads).
+    /// A load, the bound check, then a compare-exchange from the state loaded: only one taker
+    /// turns a given free state into OWNED.
+    Cas,
+    /// A load, the check, then a plain store: two takers can both read a free state. Never use
+    /// outside the model (`tests/loom_pool.rs` shows it gives one block to two threads).
     LoadThenStore,
 }
 
@@ -36,6 +37,20 @@ pub struct Pool {
     base: usize,
     geometry: Geometry,
     mode: Mode,
+    stats: Stats,
+    tries: usize,
+}
+
+/// What the slow paths did (the Rust model's bookkeeping; the emitted code keeps none: a drop
+/// shows in the trace as a `seq` gap). Plain std atomics, outside the loom model.
+#[derive(Debug, Default)]
+pub struct Stats {
+    /// Blocks taken.
+    pub takes: std::sync::atomic::AtomicU64,
+    /// Tickets whose block was not claimable (owned, or sealed less than N − A tickets ago).
+    pub skips: std::sync::atomic::AtomicU64,
+    /// Records dropped: no claimable block within [`TRIES`] tickets.
+    pub drops: std::sync::atomic::AtomicU64,
 }
 
 impl Pool {
@@ -43,6 +58,7 @@ impl Pool {
     pub fn new(mode: Mode, geometry: Geometry) -> Pool {
         assert!(geometry.blocks.is_power_of_two());
         assert!(geometry.block_slots > BLOCK_HEADER_SLOTS + 1);
+        assert!(geometry.active <= geometry.blocks);
         let cells: Box<[AtomicU64]> = (0..geometry.total_slots())
             .map(|_| AtomicU64::new(0))
             .collect();
@@ -56,9 +72,12 @@ impl Pool {
             base,
             geometry,
             mode,
+            stats: Stats::default(),
+            tries: TRIES,
         };
         pool.cells[1].store((geometry.blocks - 1) as u64, Ordering::Relaxed);
         pool.cells[2].store((base + POOL_HEADER_SLOTS * SLOT) as u64, Ordering::Relaxed);
+        pool.cells[P_DELAY].store(geometry.delay(), Ordering::Relaxed);
         pool
     }
 
@@ -73,6 +92,18 @@ impl Pool {
     /// The geometry.
     pub fn geometry(&self) -> Geometry {
         self.geometry
+    }
+    /// The same pool whose slow path looks at `tries` candidates instead of [`TRIES`] (loom
+    /// models only: every try multiplies the interleavings; 3 still covers skip-then-claim).
+    #[doc(hidden)]
+    pub fn with_tries(mut self, tries: usize) -> Pool {
+        self.tries = tries;
+        self
+    }
+
+    /// The slow paths' counts.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
     }
     /// The mode.
     pub fn mode(&self) -> Mode {
@@ -93,7 +124,12 @@ impl Pool {
 }
 
 /// Seals the block the thread holds at `cursor`: `close`, the next seq into `end`, then the
-/// state FREE with release (what the next owner's acquire pairs with).
+/// state "free from head + N − A" with release (what the next owner's acquire pairs with).
+/// The bound counts from the head at the seal, not from the block's ticket: the block's newest
+/// record is as recent as the head, so it must live as long as a block taken now would
+/// (`docs/many-threads.md`, "Reuse after the seal"). A relaxed head is enough: an older head
+/// only makes the bound earlier by the tickets taken meanwhile, which are all after the
+/// block's last record.
 fn seal(block: &ThreadBlock, pool: &Pool, cursor: usize) {
     let b = block.end.load(Ordering::Relaxed);
     pool.at(b + H_CLOSE * SLOT)
@@ -102,7 +138,12 @@ fn seal(block: &ThreadBlock, pool: &Pool, cursor: usize) {
     block
         .end
         .store(seq.wrapping_add(1) as usize, Ordering::Relaxed);
-    pool.at(b + H_STATE * SLOT).store(FREE, Ordering::Release);
+    let bound = pool
+        .at(pool.base)
+        .load(Ordering::Relaxed)
+        .wrapping_add(pool.at(pool.base + P_DELAY * SLOT).load(Ordering::Relaxed));
+    pool.at(b + H_STATE * SLOT)
+        .store(free_from(bound), Ordering::Release);
 }
 
 /// The pool path of the slow path (reached with `cursor >= limit`, `stop == 0`, the reloaded
@@ -123,23 +164,39 @@ fn next_block(
     // A plain 0: it is the doorbell's own value, so it can never hide one.
     block.limit.store(0, Ordering::Relaxed);
     let head = pool.base;
-    for _ in 0..TRIES {
+    for _ in 0..pool.tries {
         let ticket = pool.at(head).fetch_add(1, Ordering::Relaxed);
         let mask = pool.at(head + SLOT).load(Ordering::Relaxed);
         let blocks = pool.at(head + 2 * SLOT).load(Ordering::Relaxed) as usize;
         let b = blocks + (ticket & mask) as usize * pool.block_bytes();
         let state = pool.at(b + H_STATE * SLOT);
-        let old = match claim {
-            Claim::Swap => state.swap(OWNED, Ordering::Acquire),
+        let old = state.load(Ordering::Relaxed);
+        if !claimable(old, ticket) {
+            // Still its owner's (a lagging block), or sealed less than N − A tickets ago: skip.
+            pool.stats
+                .skips
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            continue;
+        }
+        let claimed = match claim {
+            Claim::Cas => state
+                .compare_exchange(old, OWNED, Ordering::Acquire, Ordering::Relaxed)
+                .is_ok(),
             Claim::LoadThenStore => {
-                let old = state.load(Ordering::Acquire);
+                fence(Ordering::Acquire);
                 state.store(OWNED, Ordering::Relaxed);
-                old
+                true
             }
         };
-        if old != FREE {
-            continue; // a lagging block, still its owner's: skip it
+        if !claimed {
+            pool.stats
+                .skips
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            continue; // another taker of the same index won it
         }
+        pool.stats
+            .takes
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let seq = block.end.load(Ordering::Relaxed) as u32;
         pool.at(b).store(slot::pack(tid, seq), Ordering::Relaxed);
         pool.at(b + H_TICKET * SLOT)
@@ -157,6 +214,9 @@ fn next_block(
         block.limit.store(limit, Ordering::Relaxed);
         return Some(b + BLOCK_HEADER_SLOTS * SLOT);
     }
+    pool.stats
+        .drops
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let seq = block.end.load(Ordering::Relaxed) as u32;
     block
         .end
@@ -203,7 +263,7 @@ fn trace_point(
 /// Method entry on a traced thread in pool mode (`counter`: the full timer value; the slot keeps
 /// its low 32 bits, a new block's header all 64).
 pub fn trace_entry(block: &ThreadBlock, pool: &Pool, tid: u32, method: u64, counter: u64) -> bool {
-    trace_entry_with(block, pool, tid, method, counter, Claim::Swap)
+    trace_entry_with(block, pool, tid, method, counter, Claim::Cas)
 }
 
 /// [`trace_entry`] with the claim chosen (models only).
@@ -230,7 +290,7 @@ pub fn trace_exit(block: &ThreadBlock, pool: &Pool, tid: u32, counter: u64) -> b
         [slot::encode_exit(counter as u32), 0],
         1,
         counter,
-        Claim::Swap,
+        Claim::Cas,
     )
 }
 

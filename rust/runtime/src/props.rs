@@ -557,10 +557,12 @@ mod tests {
 pub const BUDGET_MB: &str = "debug.hubble.budget_mb";
 /// Default of [`BUDGET_MB`].
 pub const DEFAULT_BUDGET_MB: usize = 64;
-/// Active blocks A (BTrace): blocks the traced threads may hold at once before the control
-/// thread closes the most lagging ones. The budget must hold at least [`MIN_BLOCKS_PER_ACTIVE`]
-/// × A blocks, so the latest fragment keeps at least 1 − 1/4 of the pool.
-pub const ACTIVE_BLOCKS: usize = 256;
+/// BTrace's active-block bound A: a block sealed at pool head h is claimable from ticket
+/// h + N − A on, so every record written since the head was N − A tickets back survives
+/// (latest fragment ≥ 1 − A/N of the pool in tickets). 128: measured against 64 and 256 on the
+/// 64-thread workload (`docs/many-threads.md`, "Reuse after the seal"). The budget must hold at
+/// least [`MIN_BLOCKS_PER_ACTIVE`] × A blocks, so the bound is at least 1 − 1/4.
+pub const ACTIVE_BLOCKS: usize = 128;
 /// Blocks of budget required per active block.
 pub const MIN_BLOCKS_PER_ACTIVE: usize = 4;
 
@@ -715,20 +717,20 @@ mod selector_tests {
             parse_thread_selector(Some("0"), None, 2),
             Err(ConfigError::UnknownSelector("0".into()))
         );
-        let e = parse_thread_selector(Some("all"), Some("8"), 2).unwrap_err();
+        let e = parse_thread_selector(Some("all"), Some("4"), 2).unwrap_err();
         assert!(
             matches!(
                 e,
                 ConfigError::BudgetTooSmall {
-                    mb: 8,
-                    blocks: 512,
-                    needed: 1024,
+                    mb: 4,
+                    blocks: 256,
+                    needed: 512,
                     ..
                 }
             ),
             "{e:?}"
         );
-        assert!(e.to_string().contains("16 MiB"), "{e}");
+        assert!(e.to_string().contains("8 MiB"), "{e}");
         assert_eq!(
             parse_thread_selector(Some("all"), Some("lots"), 2),
             Err(ConfigError::BadBudget("lots".into()))

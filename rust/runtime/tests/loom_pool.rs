@@ -1,8 +1,10 @@
 //! loom models of many-thread mode (`docs/many-threads.md`; run with `RUSTFLAGS="--cfg loom"
 //! cargo test --release -p hubble-runtime --test loom_pool`):
 //! * block hand-off: threads racing for blocks never share one, and each thread's newest
-//!   written record is in its stream; with the claim's swap split into a load and a store the
-//!   model finds two owners (`#[should_panic]`);
+//!   written record is in its stream, with sealed blocks claimable only N − A tickets after
+//!   their seal (A = N / 2 here); with the claim's compare-exchange replaced by a plain store
+//!   the model finds two owners (`#[should_panic]`: a foreign record, a stream that no
+//!   longer decodes or a writer left without a stream, all reported as "shared block");
 //! * the all-threads stop: nothing is written after a thread's end position is published, and
 //!   a stop requested while the thread takes a block is still answered; without the control
 //!   thread's second doorbell the model finds the stop lost.
@@ -16,6 +18,9 @@ use hubble_runtime::pool::{self, Claim, Pool};
 use loom::sync::Arc;
 
 const MODE: Mode = Mode::Bits32;
+/// Candidates per block take in the models (the pool's 32 would multiply the interleavings
+/// past loom's budget; 3 covers an owned candidate, a delayed one, and a claim).
+const TRIES: usize = 3;
 
 fn method(tid: u32, i: u64) -> u64 {
     0x1000 * u64::from(tid) + 8 * i + 8
@@ -24,12 +29,16 @@ fn method(tid: u32, i: u64) -> u64 {
 /// Threads `1..=threads` each write `records` entries into a pool of `blocks` blocks of two data
 /// slots; returns (snapshot, per thread: its block word `end`, cursor, last written record).
 fn hand_off(threads: u32, records: u64, blocks: usize, claim: Claim) {
+    // A = N / 2: a sealed block waits N / 2 tickets, so the model also runs takers that skip a
+    // sealed block for its bound and then drop (the ticket check sits between the load and the
+    // compare-exchange that loom interleaves).
     let g = Geometry {
         blocks,
         block_slots: 7,
+        active: blocks / 2,
     };
     let shared = Arc::new((
-        Pool::new(MODE, g),
+        Pool::new(MODE, g).with_tries(TRIES),
         (0..threads)
             .map(|_| ThreadBlock::default())
             .collect::<Vec<_>>(),
@@ -68,14 +77,19 @@ fn hand_off(threads: u32, records: u64, blocks: usize, claim: Claim) {
     let snap = pool::snapshot(p, &ends);
     let streams = thread_streams(&snap, g, p.base() as u64).expect("the pool reads back");
     for s in &streams {
-        let w = decode(&RingView::linear(&s.slots), MODE).expect("decodes");
+        let w = decode(&RingView::linear(&s.slots), MODE).unwrap_or_else(|e| {
+            panic!(
+                "shared block: thread {}'s stream does not decode: {e}",
+                s.tid
+            )
+        });
         for r in &w.records {
             // A block given to two owners shows another thread's method under this tid.
             match r {
                 Record::Entry { method, .. } => assert_eq!(
                     method / 0x1000,
                     u64::from(s.tid),
-                    "thread {} wrote into a block of thread {}",
+                    "shared block: thread {} wrote into a block of thread {}",
                     method / 0x1000,
                     s.tid
                 ),
@@ -90,8 +104,10 @@ fn hand_off(threads: u32, records: u64, blocks: usize, claim: Claim) {
                 .iter()
                 .filter(|s| s.tid == tid)
                 .last()
-                .expect("a thread that wrote has a stream");
-            let w = decode(&RingView::linear(&newest.slots), MODE).unwrap();
+                .unwrap_or_else(|| panic!("shared block: thread {tid} wrote but has no stream"));
+            let w = decode(&RingView::linear(&newest.slots), MODE).unwrap_or_else(|e| {
+                panic!("shared block: thread {tid}'s newest stream does not decode: {e}")
+            });
             assert_eq!(
                 w.records.last(),
                 Some(&Record::Entry {
@@ -106,18 +122,18 @@ fn hand_off(threads: u32, records: u64, blocks: usize, claim: Claim) {
 
 #[test]
 fn two_threads_race_for_blocks() {
-    loom::model(|| hand_off(2, 3, 2, Claim::Swap));
+    loom::model(|| hand_off(2, 3, 2, Claim::Cas));
 }
 
 #[test]
 fn three_threads_race_for_blocks() {
     let mut b = loom::model::Builder::new();
     b.preemption_bound = Some(2);
-    b.check(|| hand_off(3, 3, 4, Claim::Swap));
+    b.check(|| hand_off(3, 3, 4, Claim::Cas));
 }
 
 #[test]
-#[should_panic]
+#[should_panic(expected = "shared block")]
 fn without_the_atomic_claim_two_threads_share_a_block() {
     loom::model(|| hand_off(2, 3, 2, Claim::LoadThenStore));
 }
@@ -131,9 +147,10 @@ fn stop_during_take(re_ring: bool) {
     let g = Geometry {
         blocks: 2,
         block_slots: 7,
+        active: 1,
     };
     let shared = Arc::new((
-        Pool::new(MODE, g),
+        Pool::new(MODE, g).with_tries(TRIES),
         ThreadBlock::default(),
         AtomicBool::new(false),
         AtomicBool::new(false),

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use hubble_format::pool::BLOCK_BYTES;
 use hubble_runtime::metrics::Metrics;
 use hubble_runtime::props::ACTIVE_BLOCKS;
-use skewed::{geometry, measure_pool, measure_rings, Shape, CHURN, SKEWED_64};
+use skewed::{geometry, measure_pool, measure_rings, Shape, BUSY, CHURN, SKEWED_64};
 
 const PASSES: u64 = 3;
 const TIMEOUT: Duration = Duration::from_secs(1200);
@@ -47,8 +47,9 @@ fn main() {
     println!();
     println!("| workload | mode | latest continuous fragment | memory utilization | run |");
     println!("|---|---|---|---|---|");
-    let runs: [(&str, Shape); 2] = [
-        ("64 threads + 128 short-lived per pass", SKEWED_64),
+    let runs: [(&str, Shape); 3] = [
+        ("64 threads + 64 short-lived per pass", SKEWED_64),
+        ("64 threads + 128 short-lived per pass", BUSY),
         ("64 threads + 1 024 short-lived per pass", CHURN),
     ];
     for (name, shape) in runs {

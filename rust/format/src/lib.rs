@@ -16,6 +16,7 @@ extern crate alloc;
 extern crate std;
 
 pub mod file;
+pub mod pool;
 pub mod ring;
 pub mod slot;
 pub mod time;

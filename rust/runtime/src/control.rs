@@ -85,11 +85,10 @@ impl Config {
         {
             self.ring_bytes = ring_size(mb.saturating_mul(1 << 20));
         }
-        if let Some(n) = p
-            .get(props::THREADS)
-            .and_then(|v| v.trim().parse::<usize>().ok())
-        {
-            self.threads = n.max(1);
+        let (threads, notice) = thread_count_from(p, self.threads, self.ring_bytes);
+        self.threads = threads;
+        if let Some(n) = notice {
+            log::error!("{n}");
         }
         if let Some((files, mib)) = p
             .get(props::RETENTION)
@@ -99,6 +98,40 @@ impl Config {
             self.max_bytes = mib << 20;
         }
         self
+    }
+}
+
+/// N from `debug.hubble.threads` / `debug.hubble.budget_mb`, and the line to log when the
+/// setting is not applied as written. A bad value keeps `current` (`props::parse_thread_selector`
+/// names what is wrong). `all` is validated but many-thread mode is not wired into the control
+/// plane yet (`docs/many-threads.md`, "What is left"): this build keeps per-thread rings and
+/// says so, rather than ignoring the option silently.
+pub fn thread_count_from(
+    p: &dyn PropertySource,
+    current: usize,
+    ring_bytes: usize,
+) -> (usize, Option<String>) {
+    match props::parse_thread_selector(
+        p.get(props::THREADS).as_deref(),
+        p.get(props::BUDGET_MB).as_deref(),
+        current,
+    ) {
+        Ok(props::ThreadSelector::Recent(n)) => (n.max(1), None),
+        Ok(props::ThreadSelector::All { budget }) => (
+            current,
+            Some(format!(
+                "hubble: {} = all ({} MiB pool): many-thread mode is not available in this                  build yet (docs/many-threads.md); tracing the {current} most recent threads                  in per-thread rings of {} KiB instead",
+                props::THREADS,
+                budget >> 20,
+                ring_bytes >> 10
+            )),
+        ),
+        Err(e) => (
+            current,
+            Some(format!(
+                "hubble: {e}; keeping {current} traced threads in per-thread rings"
+            )),
+        ),
     }
 }
 

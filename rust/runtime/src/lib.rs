@@ -19,6 +19,8 @@ pub mod art;
 pub mod block;
 pub mod control;
 pub mod flush;
+pub mod metrics;
+pub mod pool;
 pub mod props;
 pub mod ring;
 pub mod symbols;

@@ -552,3 +552,207 @@ mod tests {
         assert_eq!(parse_retention("8"), None);
     }
 }
+
+/// Many-thread mode's memory budget in MiB (`debug.hubble.threads all`).
+pub const BUDGET_MB: &str = "debug.hubble.budget_mb";
+/// Default of [`BUDGET_MB`].
+pub const DEFAULT_BUDGET_MB: usize = 64;
+/// BTrace's active-block bound A: a block sealed at pool head h is claimable from ticket
+/// h + N − A on, so every record written since the head was N − A tickets back survives
+/// (latest fragment ≥ 1 − A/N of the pool in tickets). 128: measured against 64 and 256 on the
+/// 64-thread workload (`docs/many-threads.md`, "Reuse after the seal"). The budget must hold at
+/// least [`MIN_BLOCKS_PER_ACTIVE`] × A blocks, so the bound is at least 1 − 1/4.
+pub const ACTIVE_BLOCKS: usize = 128;
+/// Blocks of budget required per active block.
+pub const MIN_BLOCKS_PER_ACTIVE: usize = 4;
+
+/// Which threads are traced (`debug.hubble.threads`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThreadSelector {
+    /// The N most recently foreground threads, each in its own ring.
+    Recent(usize),
+    /// Every thread, in one pool of blocks of `budget` bytes.
+    All {
+        /// The pool's size in bytes (a power of two number of blocks).
+        budget: usize,
+    },
+}
+
+/// A bad tracing configuration: logged, and the previous settings stay.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ConfigError {
+    /// `debug.hubble.threads` is neither a positive count nor `all`.
+    #[error("debug.hubble.threads = {0:?}: expected a thread count (1, 2, ...) or `all`")]
+    UnknownSelector(String),
+    /// `debug.hubble.budget_mb` is not a whole number of MiB.
+    #[error("debug.hubble.budget_mb = {0:?}: expected a whole number of MiB")]
+    BadBudget(String),
+    /// The budget cannot hold the active blocks.
+    #[error(
+        "debug.hubble.budget_mb = {mb}: {blocks} blocks of {block_kib} KiB, but {active} active \
+         blocks need at least {needed} ({needed_mb} MiB)"
+    )]
+    BudgetTooSmall {
+        /// The budget asked for.
+        mb: usize,
+        /// Blocks it holds.
+        blocks: usize,
+        /// Block size in KiB.
+        block_kib: usize,
+        /// A.
+        active: usize,
+        /// Blocks needed.
+        needed: usize,
+        /// MiB needed.
+        needed_mb: usize,
+    },
+}
+
+/// Parses `debug.hubble.threads` and `debug.hubble.budget_mb` (both as read; `None`: unset).
+pub fn parse_thread_selector(
+    threads: Option<&str>,
+    budget_mb: Option<&str>,
+    default_threads: usize,
+) -> Result<ThreadSelector, ConfigError> {
+    let threads = threads.map(str::trim).unwrap_or("");
+    if threads.is_empty() {
+        return Ok(ThreadSelector::Recent(default_threads));
+    }
+    if threads != "all" {
+        return threads
+            .parse::<usize>()
+            .ok()
+            .filter(|n| *n > 0)
+            .map(ThreadSelector::Recent)
+            .ok_or_else(|| ConfigError::UnknownSelector(threads.to_string()));
+    }
+    let mb = match budget_mb.map(str::trim) {
+        None | Some("") => DEFAULT_BUDGET_MB,
+        Some(v) => v
+            .parse::<usize>()
+            .map_err(|_| ConfigError::BadBudget(v.to_string()))?,
+    };
+    let block = hubble_format::pool::BLOCK_BYTES;
+    let blocks = mb.saturating_mul(1 << 20) / block;
+    // The pool uses the largest power of two of blocks the budget holds (the ticket's mask).
+    let blocks = if blocks == 0 {
+        0
+    } else {
+        1 << (usize::BITS - 1 - blocks.leading_zeros())
+    };
+    let needed = ACTIVE_BLOCKS * MIN_BLOCKS_PER_ACTIVE;
+    if blocks < needed {
+        return Err(ConfigError::BudgetTooSmall {
+            mb,
+            blocks,
+            block_kib: block >> 10,
+            active: ACTIVE_BLOCKS,
+            needed,
+            needed_mb: (needed * block) >> 20,
+        });
+    }
+    Ok(ThreadSelector::All {
+        budget: blocks * block,
+    })
+}
+
+/// Applies the properties to the current selector: the new one, or on a bad configuration the
+/// previous one, with the error logged (tracing keeps what it had).
+pub fn update_thread_selector(
+    source: &dyn PropertySource,
+    previous: ThreadSelector,
+    default_threads: usize,
+) -> (ThreadSelector, Option<ConfigError>) {
+    match parse_thread_selector(
+        source.get(THREADS).as_deref(),
+        source.get(BUDGET_MB).as_deref(),
+        default_threads,
+    ) {
+        Ok(s) => (s, None),
+        Err(e) => {
+            log::error!("hubble: {e}; keeping {previous:?}");
+            (previous, Some(e))
+        }
+    }
+}
+
+#[cfg(test)]
+mod selector_tests {
+    use super::*;
+
+    // `all` with a budget: the pool's size is the largest power of two of 16 KiB blocks in it.
+    #[test]
+    fn all_threads_with_a_budget() {
+        assert_eq!(
+            parse_thread_selector(Some("all"), Some("64"), 2),
+            Ok(ThreadSelector::All { budget: 64 << 20 })
+        );
+        assert_eq!(
+            parse_thread_selector(Some("all"), Some("100"), 2),
+            Ok(ThreadSelector::All { budget: 64 << 20 })
+        );
+        assert_eq!(
+            parse_thread_selector(Some("all"), None, 2),
+            Ok(ThreadSelector::All {
+                budget: DEFAULT_BUDGET_MB << 20
+            })
+        );
+        assert_eq!(
+            parse_thread_selector(Some("3"), Some("1"), 2),
+            Ok(ThreadSelector::Recent(3))
+        );
+        assert_eq!(
+            parse_thread_selector(None, None, 2),
+            Ok(ThreadSelector::Recent(2))
+        );
+    }
+
+    // The two bad configurations of the issue, each named in the error.
+    #[test]
+    fn bad_configurations_say_what_is_wrong() {
+        let e = parse_thread_selector(Some("every"), None, 2).unwrap_err();
+        assert_eq!(e, ConfigError::UnknownSelector("every".into()));
+        assert!(e.to_string().contains("`all`"), "{e}");
+        assert_eq!(
+            parse_thread_selector(Some("0"), None, 2),
+            Err(ConfigError::UnknownSelector("0".into()))
+        );
+        let e = parse_thread_selector(Some("all"), Some("4"), 2).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ConfigError::BudgetTooSmall {
+                    mb: 4,
+                    blocks: 256,
+                    needed: 512,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("8 MiB"), "{e}");
+        assert_eq!(
+            parse_thread_selector(Some("all"), Some("lots"), 2),
+            Err(ConfigError::BadBudget("lots".into()))
+        );
+    }
+
+    // A bad value keeps the previous setting; a good one replaces it.
+    #[test]
+    fn a_bad_configuration_keeps_the_previous_settings() {
+        let p = FakeProperties::default();
+        let previous = ThreadSelector::All { budget: 32 << 20 };
+        p.set(THREADS, "all");
+        p.set(BUDGET_MB, "1");
+        let (s, e) = update_thread_selector(&p, previous, 2);
+        assert_eq!(s, previous);
+        assert!(matches!(e, Some(ConfigError::BudgetTooSmall { .. })));
+        p.set(THREADS, "bogus");
+        assert_eq!(update_thread_selector(&p, previous, 2).0, previous);
+        p.set(THREADS, "4");
+        assert_eq!(
+            update_thread_selector(&p, previous, 2),
+            (ThreadSelector::Recent(4), None)
+        );
+    }
+}

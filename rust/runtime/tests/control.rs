@@ -830,3 +830,37 @@ fn a_handle_reported_again_with_another_tid_takes_the_new_tid() {
         (42, "main")
     );
 }
+
+// `debug.hubble.threads all` is validated but many-thread mode is not in the control plane yet:
+// the option must say so in the log and keep today's rings, never be dropped silently (the
+// first session's `with_properties` parsed "all" as a number, failed, and said nothing). A bad
+// selector or budget names what is wrong and keeps the previous count.
+#[test]
+fn threads_all_is_refused_aloud_and_keeps_the_rings() {
+    use hubble_runtime::control::thread_count_from;
+    use hubble_runtime::props::{FakeProperties, BUDGET_MB, THREADS};
+    let p = FakeProperties::default();
+    assert_eq!(thread_count_from(&p, 2, 8 << 20), (2, None));
+    p.set(THREADS, "4");
+    assert_eq!(thread_count_from(&p, 2, 8 << 20), (4, None));
+    p.set(THREADS, "all");
+    let (n, notice) = thread_count_from(&p, 2, 8 << 20);
+    assert_eq!(n, 2);
+    let notice = notice.expect("all is not silently ignored");
+    assert!(notice.contains("not available"), "{notice}");
+    assert!(notice.contains("64 MiB pool"), "{notice}");
+    assert!(notice.contains("2 most recent threads"), "{notice}");
+    p.set(BUDGET_MB, "2");
+    let (n, notice) = thread_count_from(&p, 3, 8 << 20);
+    assert_eq!(n, 3);
+    assert!(notice.unwrap().contains("debug.hubble.budget_mb = 2"));
+    p.set(THREADS, "every");
+    let (n, notice) = thread_count_from(&p, 3, 8 << 20);
+    assert_eq!(n, 3);
+    assert!(notice.unwrap().contains("`all`"));
+    // The whole Config path: `all` leaves N at its default.
+    p.set(THREADS, "all");
+    p.set(BUDGET_MB, "64");
+    let c = Config::new("p", "p", std::path::PathBuf::from("/tmp")).with_properties(&p);
+    assert_eq!(c.threads, 2);
+}

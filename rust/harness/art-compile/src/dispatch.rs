@@ -428,6 +428,14 @@ impl Dispatcher {
             }
             Err(e) => return Err(Failure::Error(e.to_string())),
         };
+        // A native callee compiles to a JNI stub, which needs the JNIEnv and native code the
+        // dispatcher does not lay out (crate::jni runs stubs on their own).
+        if callee.jni.is_some() {
+            return Err(Failure::Error(format!(
+                "{} is native: its JNI stub runs only with the native images of crate::jni",
+                callee.method
+            )));
+        }
         // CheckIncompatibleClassChange(kStatic): a static invoke of an instance method.
         if !callee.is_static {
             return Err(Failure::Threw(

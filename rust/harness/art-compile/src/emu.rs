@@ -985,21 +985,7 @@ impl Unwinder {
         // The thrower (the harness's call or the innermost dispatched frame) and every
         // dispatched frame below it.
         let frames = 1 + s.frames.len() as u32;
-        if self.traced {
-            if let Err(e) = crate::unwind::write_exits(
-                u,
-                self.isa,
-                self.thread,
-                self.ring,
-                self.ring_bytes,
-                frames,
-            ) {
-                s.dispatch_error = Some(format!("unwinder: {e}"));
-            }
-        }
-        for _ in 0..frames {
-            s.calls.push((false, 0));
-        }
+        self.pop(u, s, frames);
         s.frames.clear();
     }
 }

@@ -23,6 +23,7 @@ use unicorn_engine::{RegisterARM, RegisterARM64, RegisterX86};
 
 use crate::abi::Arg;
 use crate::emu::{uc, EmuError, Isa, Machine, Run};
+use crate::native::StubLeft;
 use crate::output::{Compiled, IsaCode};
 
 #[derive(Debug, thiserror::Error)]
@@ -213,13 +214,7 @@ impl JniLayout {
 /// What the stub left behind, read after the call.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct After {
-    /// `Thread::tls32_.state_and_flags`.
-    pub state: u64,
-    pub held_mutator_lock: u64,
-    pub top_quick_frame: u64,
-    pub exception: u64,
-    pub cookie: u64,
-    pub segment_state: u64,
+    pub left: StubLeft,
     /// Managed callee-save registers (and sp) that differ from their value at the call.
     pub callee_saves_changed: Vec<String>,
 }
@@ -444,12 +439,14 @@ impl JniMachine {
             }
         }
         let after = After {
-            state: read(u, thread, 4)?,
-            held_mutator_lock: read(u, thread + held, ptr)?,
-            top_quick_frame: read(u, thread + tqf, ptr)?,
-            exception: read(u, thread + exc, ptr)?,
-            cookie: read(u, env + cookie, 4)?,
-            segment_state: read(u, env + segment, 4)?,
+            left: StubLeft {
+                state: read(u, thread, 4)?,
+                held_mutator_lock: read(u, thread + held, ptr)?,
+                top_quick_frame: read(u, thread + tqf, ptr)?,
+                exception: read(u, thread + exc, ptr)?,
+                cookie: read(u, env + cookie, 4)?,
+                segment_state: read(u, env + segment, 4)?,
+            },
             callee_saves_changed: changed,
         };
         Ok(JniRun {
@@ -521,13 +518,7 @@ pub fn run_x86_64(
     let r = crate::native::jni_call(&code.code, &placed, method, &image)
         .map_err(|e| JniError::Layout(format!("x86_64: {e}")))?;
     let j = r.jni.expect("jni_call reports the stub's images");
-    let result = match c.shorty.as_bytes()[0] {
-        b'J' => r.rax,
-        b'D' => r.xmm0,
-        b'F' => r.xmm0 & 0xffff_ffff,
-        b'V' => 0,
-        _ => r.rax & 0xffff_ffff,
-    };
+    let result = r.result(&c.shorty);
     let records = crate::decode_ring(&r.ring, r.cursor, hubble_format::Mode::Bits64)
         .map_err(|e| JniError::Layout(format!("x86_64 ring: {e}")))?;
     let changed = (0..4)
@@ -555,12 +546,7 @@ pub fn run_x86_64(
             caught: Vec::new(),
         },
         after: After {
-            state: j.state,
-            held_mutator_lock: j.held_mutator_lock,
-            top_quick_frame: j.top_quick_frame,
-            exception: j.exception,
-            cookie: j.cookie,
-            segment_state: j.segment_state,
+            left: j.left,
             callee_saves_changed: changed,
         },
         expected_top_quick_frame: r.rsp_at_call - u64::from(code.frame_size),

@@ -319,13 +319,7 @@ fn execute_with(
                 return Err("instance methods need an object; not supported yet".into());
             }
             let r = native::run(&code.code, args, method).map_err(|e| e.to_string())?;
-            let result = match c.shorty.as_bytes()[0] {
-                b'J' => r.rax,
-                b'D' => r.xmm0,
-                b'F' => r.xmm0 & 0xffff_ffff,
-                b'V' => 0,
-                _ => r.rax & 0xffff_ffff,
-            };
+            let result = r.result(&c.shorty);
             Ok(Outcome {
                 isa: code.isa.clone(),
                 result,

@@ -134,17 +134,17 @@ fn run_jni(cli: &Cli, compiled: &hubble_art_compile::Compiled) -> anyhow::Result
             println!("CHECK FAILED: the ring is not the stub's entry and exit of {method:#x}");
             ok = false;
         }
-        let a = &r.after;
+        let a = &r.after.left;
         if r.run.exception.is_none() {
             if a.state != 0 || a.top_quick_frame != r.expected_top_quick_frame {
                 println!("CHECK FAILED: the stub left state {:#x}, top quick frame {:#x} (want 0, {:#x})",
                     a.state, a.top_quick_frame, r.expected_top_quick_frame);
                 ok = false;
             }
-            if !a.callee_saves_changed.is_empty() {
+            if !r.after.callee_saves_changed.is_empty() {
                 println!(
                     "CHECK FAILED: callee-saves changed: {:?}",
-                    a.callee_saves_changed
+                    r.after.callee_saves_changed
                 );
                 ok = false;
             }

@@ -93,16 +93,37 @@ pub struct NativeRun {
     pub jni: Option<JniAfter>,
 }
 
-/// The `Thread` and `JNIEnvExt` fields a JNI stub must leave as it found them, read in the
-/// child after the last call, and where the JNIEnv was.
+impl NativeRun {
+    /// The return value's bits for a method of `shorty` (rax, or xmm0 for floating point),
+    /// narrowed to the return type (ART leaves the upper bits undefined).
+    pub fn result(&self, shorty: &str) -> u64 {
+        match shorty.as_bytes()[0] {
+            b'J' => self.rax,
+            b'D' => self.xmm0,
+            b'F' => self.xmm0 & 0xffff_ffff,
+            b'V' => 0,
+            _ => self.rax & 0xffff_ffff,
+        }
+    }
+}
+
+/// The `Thread` and `JNIEnvExt` fields a JNI stub must leave as it found them (read after the
+/// call, natively or in unicorn).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct JniAfter {
+pub struct StubLeft {
+    /// `Thread::tls32_.state_and_flags`.
     pub state: u64,
     pub held_mutator_lock: u64,
     pub top_quick_frame: u64,
     pub exception: u64,
     pub cookie: u64,
     pub segment_state: u64,
+}
+
+/// What the child reads after a JNI stub's call: the fields, and where the JNIEnv was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JniAfter {
+    pub left: StubLeft,
     pub env: u64,
     /// The objects the last `JniLockObject` / `JniUnlockObject` calls got (rbx), and how many
     /// calls each had.
@@ -274,12 +295,14 @@ fn run_child(
         callee_saves_changed: word(14),
         rsp_at_call: word(13),
         jni: jni.map(|_| JniAfter {
-            state: word(4),
-            held_mutator_lock: word(5),
-            top_quick_frame: word(6),
-            exception: word(7),
-            cookie: word(8),
-            segment_state: word(9),
+            left: StubLeft {
+                state: word(4),
+                held_mutator_lock: word(5),
+                top_quick_frame: word(6),
+                exception: word(7),
+                cookie: word(8),
+                segment_state: word(9),
+            },
             env: word(10),
             locked: word(11),
             unlocked: word(12),

@@ -245,7 +245,7 @@ fn check_return(r: &JniRun, want: u64, sync: bool, method: u64) -> Vec<String> {
             r.native_calls
         ));
     }
-    let a = &r.after;
+    let a = &r.after.left;
     if a.state != 0 {
         p.push(format!(
             "left the thread in state {:#x}, not Runnable",
@@ -270,10 +270,10 @@ fn check_return(r: &JniRun, want: u64, sync: bool, method: u64) -> Vec<String> {
             a.top_quick_frame, r.expected_top_quick_frame
         ));
     }
-    if !a.callee_saves_changed.is_empty() {
+    if !r.after.callee_saves_changed.is_empty() {
         p.push(format!(
             "callee-saves changed: {:?}",
-            a.callee_saves_changed
+            r.after.callee_saves_changed
         ));
     }
     let locks: Vec<(String, u64)> = if sync {
@@ -417,7 +417,7 @@ fn pending_exception_after_the_exit() {
                     "{isa}"
                 );
                 assert_eq!(
-                    r.after.state, 0,
+                    r.after.left.state, 0,
                     "{isa}: Runnable when the exception is delivered"
                 );
             } else {

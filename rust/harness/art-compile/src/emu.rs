@@ -145,20 +145,8 @@ fn layout(isa: Isa) -> Layout {
             arena: 0x1000_0000,
             arena_size: 16 << 20,
         },
-        Isa::Thumb2 => Layout {
-            code: 0x10_0000,
-            ret: 0x8_0000,
-            stack_lo: 0x40_0000,
-            stack_size: 1 << 20,
-            thread: 0x4_0000,
-            ring: 0x20_0000,
-            method_page: 0x3_0000,
-            traps: 0x9_0000,
-            arena: 0x100_0000,
-            arena_size: 16 << 20,
-        },
-        // A 32-bit address space: everything below 4 GiB, as on thumb2.
-        Isa::X86 => Layout {
+        // A 32-bit address space: everything below 4 GiB (x86 the same as thumb2).
+        Isa::Thumb2 | Isa::X86 => Layout {
             code: 0x10_0000,
             ret: 0x8_0000,
             stack_lo: 0x40_0000,

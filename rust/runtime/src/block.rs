@@ -118,6 +118,32 @@ struct Record {
 /// Returns whether the record was written.
 #[inline]
 fn trace_point(block: &ThreadBlock, ring: &impl SlotStore, record: Record) -> bool {
+    trace_point_with(
+        block,
+        &record.slots[..record.used],
+        |cursor| {
+            // A real wrap: pad the at most one slot left (64-bit mode), go back to the start.
+            if cursor != block.end.load(Ordering::Relaxed) {
+                ring.store(cursor, slot::encode_pad());
+            }
+            Some(block.begin.load(Ordering::Relaxed))
+        },
+        |addr, value| ring.store(addr, value),
+    )
+}
+
+/// The §6 protocol of a trace point, shared by the ring (`trace_point`) and the block pool
+/// (`crate::pool`), which differ only in what reaching `limit` for real means: `wrap(cursor)`
+/// returns where to write instead (the ring's start after a pad; the pool's next block), or
+/// None when nothing may be written. `store` writes one slot. Returns whether the record was
+/// written.
+#[inline]
+pub(crate) fn trace_point_with(
+    block: &ThreadBlock,
+    slots: &[u64],
+    wrap: impl FnOnce(usize) -> Option<usize>,
+    store: impl Fn(usize, u64),
+) -> bool {
     // LDP cursor, limit: two plain loads.
     let mut cursor = block.cursor.load(Ordering::Relaxed);
     let limit = block.limit.load(Ordering::Relaxed);
@@ -139,20 +165,19 @@ fn trace_point(block: &ThreadBlock, ring: &impl SlotStore, record: Record) -> bo
             return false;
         }
         if cursor >= block.limit.load(Ordering::Relaxed) {
-            // A real wrap: pad the at most one slot left (64-bit mode), go back to the start.
-            if cursor != block.end.load(Ordering::Relaxed) {
-                ring.store(cursor, slot::encode_pad());
+            match wrap(cursor) {
+                Some(c) => cursor = c,
+                None => return false,
             }
-            cursor = block.begin.load(Ordering::Relaxed);
         }
         // else: the LDP saw a stale limit (0 from the last stop) with a fresh cursor: resume.
     }
-    for (i, value) in record.slots[..record.used].iter().enumerate() {
-        ring.store(cursor + i * SLOT, *value);
+    for (i, value) in slots.iter().enumerate() {
+        store(cursor + i * SLOT, *value);
     }
     block
         .cursor
-        .store(cursor + record.used * SLOT, Ordering::Relaxed);
+        .store(cursor + slots.len() * SLOT, Ordering::Relaxed);
     true
 }
 

@@ -224,6 +224,8 @@ fn next_block(
     None
 }
 
+/// The ring mode's trace point (`block::trace_point_with`: the same §6 stop protocol), where
+/// reaching the block's end takes the next block from the pool instead of wrapping.
 fn trace_point(
     block: &ThreadBlock,
     pool: &Pool,
@@ -233,31 +235,12 @@ fn trace_point(
     counter: u64,
     claim: Claim,
 ) -> bool {
-    let mut cursor = block.cursor.load(Ordering::Relaxed);
-    let limit = block.limit.load(Ordering::Relaxed);
-    if cursor == 0 {
-        return false;
-    }
-    if cursor >= limit {
-        // DMB ISHLD, as in ring mode (`block::trace_point`, docs/protocol.md (1)).
-        fence(Ordering::Acquire);
-        if block.stop.load(Ordering::Relaxed) != RUNNING {
-            block.cursor.store(0, Ordering::Relaxed);
-            block.stop.store(cursor, Ordering::Release);
-            return false;
-        }
-        if cursor >= block.limit.load(Ordering::Relaxed) {
-            match next_block(block, pool, tid, cursor, counter, claim) {
-                Some(c) => cursor = c,
-                None => return false,
-            }
-        }
-    }
-    for (i, v) in slots[..used].iter().enumerate() {
-        pool.at(cursor + i * SLOT).store(*v, Ordering::Relaxed);
-    }
-    block.cursor.store(cursor + used * SLOT, Ordering::Relaxed);
-    true
+    crate::block::trace_point_with(
+        block,
+        &slots[..used],
+        |cursor| next_block(block, pool, tid, cursor, counter, claim),
+        |addr, value| pool.at(addr).store(value, Ordering::Relaxed),
+    )
 }
 
 /// Method entry on a traced thread in pool mode (`counter`: the full timer value; the slot keeps

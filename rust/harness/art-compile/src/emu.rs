@@ -927,8 +927,12 @@ impl Unwinder {
             Isa::Thumb2 => (sp_now, u.reg_read(RegisterARM::LR).unwrap_or(0)),
             Isa::X86 => (sp_now + 4, u64::from(read_u32(u, sp_now).unwrap_or(0))),
         };
-        let methods = self.map.borrow().methods.clone();
-        match crate::catch::deliver(u, self.isa, &methods, sp, lr, &s.frames, &exception) {
+        // The dispatcher adds to the map only while dispatching, never during delivery.
+        let found = {
+            let map = self.map.borrow();
+            crate::catch::deliver(u, self.isa, &map.methods, sp, lr, &s.frames, &exception)
+        };
+        match found {
             Ok(crate::catch::Delivery::Caught { depth, sp, pc }) => {
                 self.pop(u, s, depth as u32);
                 let keep = s.frames.len() - depth;

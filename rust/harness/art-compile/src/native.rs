@@ -32,7 +32,8 @@ pub type Placed = (Vec<u64>, Vec<u64>, Vec<u8>);
 /// does: core in rsi, rdx, rcx, r8, r9, fp in xmm0-7, the rest in the caller's out area at
 /// `GetStackOffsetOf(stack_index)` = 8 + 4 * stack_index above sp at the call
 /// (code_generator.h:940; every argument counts, one vreg or two). Returns the core and fp
-/// register values and the out area's bytes from sp (its first 8, the ArtMethod* slot, zero).
+/// register values and the out area's bytes from sp that the arguments use (its first 8, the
+/// ArtMethod* slot, zero), a multiple of 8.
 pub fn place_x86_64(args: &[Arg]) -> Result<Placed, NativeError> {
     let (mut core, mut fp, mut area) = (Vec::new(), Vec::new(), vec![0u8; OUT_AREA]);
     let (mut gp_index, mut float_index, mut stack_index) = (0usize, 0usize, 0usize);
@@ -63,6 +64,7 @@ pub fn place_x86_64(args: &[Arg]) -> Result<Placed, NativeError> {
             .copy_from_slice(&bits.to_le_bytes()[..n]);
         stack_index += if wide { 2 } else { 1 };
     }
+    area.truncate((8 + 4 * stack_index + 7) & !7);
     Ok((core, fp, area))
 }
 
@@ -222,7 +224,7 @@ fn run_child(
 ) -> Result<NativeRun, NativeError> {
     let (core, fp, area) = place_x86_64(args)?;
     let mut out_area = [0u8; OUT_AREA];
-    out_area.copy_from_slice(&area);
+    out_area[..area.len()].copy_from_slice(&area);
     let mut c = [0u64; 5];
     c[..core.len()].copy_from_slice(&core);
     let mut f = [0u64; 8];
@@ -250,6 +252,7 @@ fn run_child(
                     c: &c,
                     f: &f,
                     out_area: &out_area,
+                    out_area_used: area.len(),
                     offs: &offs,
                     iterations,
                     tracing,
@@ -333,6 +336,8 @@ struct Call<'a> {
     f: &'a [u64; 8],
     /// The caller's out area (stack-passed arguments), copied below the return address.
     out_area: &'a [u8; OUT_AREA],
+    /// Bytes of it the arguments use (copied per call, as the invoke stub copies them).
+    out_area_used: usize,
     offs: &'a [u64; 5],
     iterations: u64,
     tracing: bool,
@@ -349,6 +354,7 @@ unsafe fn child(call: &Call<'_>, out: i32) -> ! {
         c,
         f,
         out_area,
+        out_area_used,
         offs,
         iterations,
         tracing,
@@ -402,10 +408,11 @@ unsafe fn child(call: &Call<'_>, out: i32) -> ! {
     let mut rsp_at_call = 0u64;
     let mut saves = [0u64; 4];
     let mut changed = 0u64;
-    let ctx: [u64; 3] = [
+    let ctx: [u64; 4] = [
         mem as u64,
         &mut rsp_at_call as *mut u64 as u64,
         out_area.as_ptr() as u64,
+        out_area_used as u64,
     ];
     let t0 = monotonic_ns();
     for _ in 0..iterations {
@@ -428,16 +435,18 @@ unsafe fn child(call: &Call<'_>, out: i32) -> ! {
                 "mov rbp, rsp",
                 "and rsp, -16",
                 "sub rsp, 256",
-                // rax = the context: [code entry, &rsp_at_call, out area] (registers are
-                // scarce: every other free one carries an argument or a callee-save pattern).
-                // The out area: every argument at its slot above the ArtMethod* slot.
+                // rax = the context: [code entry, &rsp_at_call, out area, bytes used]
+                // (registers are scarce: every other free one carries an argument or a
+                // callee-save pattern). The out area: the ArtMethod* slot, then every argument
+                // at its slot; only the bytes the arguments use (8 at least), so that the
+                // timed loop of benches/x86_64_overhead.rs pays one or two stores for it.
                 "xor r10d, r10d",
                 "2:",
                 "mov r11, [rax + 16]",
                 "mov r11, [r11 + r10]",
                 "mov [rsp + r10], r11",
                 "add r10, 8",
-                "cmp r10, 256",
+                "cmp r10, [rax + 24]",
                 "jb 2b",
                 "mov r11, [rax + 8]",
                 "mov [r11], rsp",

@@ -1,14 +1,18 @@
 //! Exception delivery into compiled catch handlers: the harness's double of
 //! `QuickExceptionHandler::FindCatch` (runtime/quick_exception_handler.cc), for compiled frames.
 //!
-//! Frames are visited innermost first, as `CatchBlockStackVisitor::VisitFrame` does. For each,
-//! the dex pc of the call it is in (`OatQuickMethodHeader::ToDexPc`: the stack map at the
-//! return address) is looked up in the method's try items and their handlers, in order
-//! (`ArtMethod::FindCatchBlock`); a handler matches when its type is the exception's class or a
-//! superclass of it, or it is a catch-all. The first match is the catch: the handler's native
-//! pc is its catch stack map's (`CodeInfo::GetCatchStackMapForDexPc`), and the values of the
-//! catch phis are copied from the throwing call's dex register locations to the catch map's
-//! stack slots (`SetCatchEnvironmentForOptimizedHandler`). The frames inside the catching one
+//! Frames are visited innermost first, as `CatchBlockStackVisitor::VisitFrame` does (ART 14:
+//! runtime/quick_exception_handler.cc:82-116); a native frame has no dex pc and is unwound
+//! (`HandleTryItems`, :123-129). For each other frame, the dex pc of the call it is in
+//! (`OatQuickMethodHeader::ToDexPc`: the stack map at the return address) is looked up in the
+//! method's try items and their handlers, in order (`ArtMethod::FindCatchBlock`,
+//! runtime/art_method.cc:319-363: the catch-all ends the search, a handler whose type does not
+//! resolve is skipped, else the first whose type `IsAssignableFrom` the exception's class). The
+//! first match is the catch: the handler's native pc is its catch stack map's
+//! (`ToNativeQuickPcForCatchHandlers`, quick_exception_handler.cc:138-141), and every catch
+//! vreg live at the catch (always in a stack slot) gets the value its throwing call's location
+//! holds, or the delivery fails as ART's CHECK does (`SetCatchEnvironmentForOptimizedHandler`,
+//! :292-374). The frames inside the catching one
 //! are unwound (their exits written by `crate::unwind`, as patch 0021's visitor does for each
 //! frame it pops); execution continues at the handler with the catching frame's sp.
 //!

@@ -54,9 +54,7 @@ pub fn chains(inputs: &[Input<'_>], last_ns: Option<u64>, rank: Rank) -> Result<
         let mut paths: HashMap<Vec<Option<u64>>, (u64, u64)> = HashMap::new();
         let clock = walk(*input, |ancestors, frame| {
             let d = ancestors.len();
-            if children.len() < d + 2 {
-                children.resize(d + 2, 0);
-            }
+            children.resize(children.len().max(d + 2), 0);
             let inside = clip(frame.start, frame.end);
             let kids = std::mem::take(&mut children[d + 1]);
             children[d] += inside;

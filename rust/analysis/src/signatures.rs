@@ -152,18 +152,22 @@ pub fn glob(pattern: &str, text: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
     let t: Vec<char> = text.chars().collect();
     let (mut pi, mut ti) = (0, 0);
+    // The last star seen: the pattern position after it, and the text position it would take
+    // next. Backtracking only ever moves the last star (the earlier ones' runs cannot help).
     let mut star: Option<(usize, usize)> = None;
     while ti < t.len() {
         if pi < p.len() && (p[pi] == '?' || (p[pi] != '*' && p[pi] == t[ti])) {
             pi += 1;
             ti += 1;
         } else if pi < p.len() && p[pi] == '*' {
-            star = Some((pi, ti));
             pi += 1;
-        } else if let Some((sp, st)) = star {
-            pi = sp + 1;
-            ti = st + 1;
-            star = Some((sp, st + 1));
+            star = Some((pi, ti));
+        } else if let Some((after, taken)) = star {
+            // The star takes one more character; what follows it is tried from there.
+            let next = taken + 1;
+            star = Some((after, next));
+            pi = after;
+            ti = next;
         } else {
             return false;
         }

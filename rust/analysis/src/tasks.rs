@@ -105,9 +105,7 @@ pub fn tasks(inputs: &[Input<'_>]) -> Result<Vec<ThreadTasks>> {
         let mut scheduled: BTreeMap<String, u64> = BTreeMap::new();
         walk(*input, |ancestors, frame| {
             let d = ancestors.len();
-            if longest.len() < d + 2 {
-                longest.resize(d + 2, None);
-            }
+            longest.resize(longest.len().max(d + 2), None);
             let child = longest[d + 1].take();
             let (dispatcher, api) = classify(frame.method);
             if let Some(api) = api {

@@ -537,3 +537,78 @@ fn summary_of_a_trace_merged_by_hand() {
         ]
     );
 }
+
+/// Windows whose start falls exactly on a frame's end, start or the flush: a frame that only
+/// touches the window is counted with no time, as in the brute force (`[lo, hi]` is closed), at
+/// every edge of the hand-made trace plus a frame entered on the flush's very tick.
+#[test]
+fn chains_at_every_frame_edge_equal_brute_force() {
+    let (a, c) = (Some(0x1000u64), Some(0x3000u64));
+    let edge = handmade(
+        &[(a, 10), (None, 200), (c, 1500)],
+        1500,
+        &[(0x1000, "void A.a()"), (0x3000, "void C.c()")],
+    );
+    for file in [by_hand(), edge] {
+        let files = [file];
+        let input = inputs(&files);
+        let flush = files[0].header.reference_counter;
+        let mut ticks: Vec<u64> = tree(&files[0])
+            .frames
+            .iter()
+            .flat_map(|f| [f.start, f.end])
+            .collect();
+        ticks.sort_unstable();
+        ticks.dedup();
+        for t in ticks {
+            // 1 MHz: the window reaching back to tick t is (flush - t) µs long.
+            let last = Some((flush - t) * 1000);
+            for rank in [Rank::Time, Rank::Depth] {
+                let got = chains(&input, last, rank).unwrap();
+                let want = ranked(brute_chains(&files, last), rank);
+                assert_eq!(first_difference(&got, &want), None, "window from tick {t}");
+            }
+        }
+    }
+}
+
+/// A frame entered on the flush's tick is in the window (with no time yet), and a frame that
+/// ended exactly where the window begins is too; both are counted, neither gets time.
+#[test]
+fn frames_touching_the_window_are_counted_without_time() {
+    let (a, c) = (Some(0x1000u64), Some(0x3000u64));
+    let file = handmade(
+        &[(a, 10), (None, 200), (c, 1500)],
+        1500,
+        &[(0x1000, "void A.a()"), (0x3000, "void C.c()")],
+    );
+    let input = [Input {
+        file: &file,
+        name: "t",
+    }];
+    // The window is ticks 200..1500: A ends on its first tick, C begins on its last.
+    let got = chains(&input, Some(1_300_000), Rank::Depth).unwrap();
+    let shape: Vec<(String, u64, u64)> = got
+        .iter()
+        .map(|c| (c.methods.join(" > "), c.count, c.self_ns))
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            ("void A.a()".to_owned(), 1, 0),
+            ("void C.c()".to_owned(), 1, 0)
+        ]
+    );
+    // The summary leaves chains without time out.
+    let s = summarize(
+        &input,
+        &[],
+        Options {
+            top: 10,
+            chains: 10,
+            chain_window_ns: 1_300_000,
+        },
+    )
+    .unwrap();
+    assert!(s.chains.is_empty(), "{:?}", s.chains);
+}

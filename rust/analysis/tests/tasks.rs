@@ -34,27 +34,7 @@ fn executions_are_named_by_the_longest_callee_and_posts_are_counted() {
     }
     ring.entry(0x500, t).unwrap(); // a dispatch that calls nothing
     ring.exit(t + 2);
-    let slots = ring.slots()[..(ring.write_pos_bytes() / 8) as usize].to_vec();
-    let symbols: BTreeMap<u64, String> = names.iter().map(|(p, n)| (*p, (*n).to_owned())).collect();
-    let file = TraceFile {
-        header: TraceHeader {
-            mode: Mode::Bits64,
-            timer_hz: 1_000_000,
-            reference_counter: u64::from(t) + 10,
-            wall_clock_ns: 1_000_000_000_000,
-            ring_bytes: 2048,
-            write_pos: ring.write_pos_bytes(),
-            pid: 7,
-            tid: 8,
-            thread_name: "pool-1-thread-1".into(),
-            process_name: "p".into(),
-            reason: "r".into(),
-            anchors: Vec::new(),
-            metadata: Default::default(),
-        },
-        window: slots,
-        symbols,
-    };
+    let file = worker_file(&ring, &names, u64::from(t) + 10);
     let report = tasks(&[Input {
         file: &file,
         name: "t",
@@ -75,4 +55,75 @@ fn executions_are_named_by_the_longest_callee_and_posts_are_counted() {
     let dispatch = &r.executions[1];
     assert_eq!(dispatch.task, names[4].1);
     assert_eq!((dispatch.count, dispatch.total_ns), (1, 2000));
+}
+
+/// The worker thread's file: `ring` at 1 MHz, flushed at `flush`.
+fn worker_file(ring: &RingWriter, names: &[(u64, &str)], flush: u64) -> TraceFile {
+    let slots = ring.slots()[..(ring.write_pos_bytes() / 8) as usize].to_vec();
+    let symbols: BTreeMap<u64, String> = names.iter().map(|(p, n)| (*p, (*n).to_owned())).collect();
+    TraceFile {
+        header: TraceHeader {
+            mode: Mode::Bits64,
+            timer_hz: 1_000_000,
+            reference_counter: flush,
+            wall_clock_ns: 1_000_000_000_000,
+            ring_bytes: ring.slots().len() as u64 * 8,
+            write_pos: ring.write_pos_bytes(),
+            pid: 7,
+            tid: 8,
+            thread_name: "pool-1-thread-1".into(),
+            process_name: "p".into(),
+            reason: "r".into(),
+            anchors: Vec::new(),
+            metadata: Default::default(),
+        },
+        window: slots,
+        symbols,
+    }
+}
+
+fn executions(file: &TraceFile) -> Vec<(String, u64, u64)> {
+    let report = tasks(&[Input { file, name: "t" }]).unwrap();
+    report[0]
+        .executions
+        .iter()
+        .map(|e| (e.task.clone(), e.count, e.total_ns))
+        .collect()
+}
+
+const DISPATCH: (u64, &str) = (
+    0x500,
+    "void android.os.Handler.dispatchMessage(android.os.Message)",
+);
+
+/// A thread whose first frame is a dispatch that calls nothing (no deeper frame was seen
+/// before it): the execution is named after the dispatch itself.
+#[test]
+fn a_first_frame_without_callees_names_itself() {
+    let mut ring = RingWriter::new(Mode::Bits64, 64);
+    ring.start(0);
+    ring.entry(DISPATCH.0, 1).unwrap();
+    ring.exit(4);
+    let file = worker_file(&ring, &[DISPATCH], 10);
+    assert_eq!(executions(&file), [(DISPATCH.1.to_owned(), 1, 3000)]);
+}
+
+/// Of two callees that ran equally long, the first one names the task.
+#[test]
+fn of_two_equally_long_callees_the_first_names_the_task() {
+    let names = [
+        DISPATCH,
+        (0x600, "void a.First.run()"),
+        (0x700, "void a.Second.run()"),
+    ];
+    let mut ring = RingWriter::new(Mode::Bits64, 64);
+    ring.start(0);
+    ring.entry(0x500, 1).unwrap();
+    ring.entry(0x600, 2).unwrap();
+    ring.exit(12);
+    ring.entry(0x700, 13).unwrap();
+    ring.exit(23);
+    ring.exit(30);
+    let file = worker_file(&ring, &names, 40);
+    assert_eq!(executions(&file), [(names[1].1.to_owned(), 1, 29_000)]);
 }

@@ -300,8 +300,10 @@ impl TraceFile {
     }
 }
 
-/// The longest header a file can have: the fixed part, three strings at their longest, padding.
-const MAX_HEADER: usize = FIXED_HEADER + 3 * (2 + MAX_STRING) + 7;
+/// The longest header a file can have: the fixed part and three strings at their longest,
+/// padded to 8 (the window's offset then; `limits_are_inclusive` checks it against
+/// [`window_offset`]). `read`'s first read takes this much.
+pub const MAX_HEADER: usize = (FIXED_HEADER + 3 * (2 + MAX_STRING) + 7) & !7;
 
 /// The slots' memory as bytes, to read a window into (on a little-endian host the file's bytes
 /// are the slots; a big-endian host swaps them afterwards).

@@ -679,3 +679,69 @@ fn read_and_parse_agree() {
         Err(FileError::Io(_))
     ));
 }
+
+/// Every limit is inclusive: three strings of `MAX_STRING` bytes, `MAX_METADATA` entries and a
+/// value of `MAX_METADATA_VALUE` bytes are written, read back by `parse` and by `read` (whose
+/// first read is the longest header there can be), one more is refused.
+#[test]
+fn limits_are_inclusive() {
+    use hubble_format::file::{
+        window_offset, MAX_HEADER, MAX_METADATA, MAX_METADATA_VALUE, MAX_STRING,
+    };
+    let mut file = large();
+    file.header.thread_name = "t".repeat(MAX_STRING);
+    file.header.process_name = "p".repeat(MAX_STRING);
+    file.header.reason = "r".repeat(MAX_STRING);
+    let keep = file.header.metadata.len();
+    for i in keep..MAX_METADATA {
+        file.header
+            .metadata
+            .insert(format!("k{i:02}"), "v".repeat(MAX_METADATA_VALUE));
+    }
+    assert_eq!(window_offset(&file.header).unwrap(), MAX_HEADER);
+    let bytes = file.to_bytes().unwrap();
+    assert_eq!(TraceFile::parse(&bytes).unwrap(), file);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.hubble");
+    std::fs::write(&path, &bytes).unwrap();
+    assert_eq!(TraceFile::read(&path).unwrap(), file);
+
+    let mut long = file.clone();
+    long.header.reason.push('r');
+    assert!(matches!(
+        window_offset(&long.header),
+        Err(FileError::Invalid { .. })
+    ));
+    assert!(matches!(long.to_bytes(), Err(FileError::Invalid { .. })));
+    let mut many = file.clone();
+    many.header.metadata.insert("z".into(), "v".into());
+    assert!(matches!(many.to_bytes(), Err(FileError::Invalid { .. })));
+    let mut wide = file;
+    wide.header
+        .metadata
+        .insert("k00".into(), "v".repeat(MAX_METADATA_VALUE + 1));
+    assert!(matches!(wide.to_bytes(), Err(FileError::Invalid { .. })));
+}
+
+/// A window longer than the ring it came from is refused by the window-first encoder too, and
+/// the window checksum's `Debug` shows what it covers.
+#[test]
+fn window_first_encoding_refuses_a_window_longer_than_the_ring() {
+    use hubble_format::file::{encode_around, window_bytes, WindowCrc};
+    let file = sample();
+    let slots = (file.header.ring_bytes / 8) as usize + 1;
+    let window = vec![0u64; slots];
+    let crc = WindowCrc::of(&window_bytes(&window));
+    let symbols = file.symbols.iter().map(|(p, n)| (*p, n.as_str()));
+    let err = encode_around(&file.header, slots, &crc, 2, symbols).unwrap_err();
+    assert!(err.to_string().contains("window size"), "{err}");
+    let shown = format!("{:?}", WindowCrc::of(b"abcdefgh"));
+    assert!(
+        shown.contains("WindowCrc") && shown.contains("len: 8"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(&format!("crc: {}", crc32fast::hash(b"abcdefgh"))),
+        "{shown}"
+    );
+}

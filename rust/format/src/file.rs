@@ -826,14 +826,9 @@ impl Head {
     }
 }
 
-/// Writes `bytes` to `path` atomically (temporary name, 0600, fsync, rename, directory fsync).
-#[cfg(feature = "std")]
-pub fn write_atomic_bytes(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    write_atomic_parts(path, &[bytes])
-}
-
-/// [`write_atomic_bytes`] of the concatenation of `parts`, without building it in memory (a
-/// flush writes a 32 MiB window between a header and a symbol table).
+/// Writes the concatenation of `parts` to `path` atomically (temporary name, 0600, fsync,
+/// rename, directory fsync), without building it in memory (a flush writes a 32 MiB window
+/// between a header and a symbol table).
 #[cfg(feature = "std")]
 pub fn write_atomic_parts(path: &std::path::Path, parts: &[&[u8]]) -> std::io::Result<()> {
     let file = AtomicFile::create(path)?;

@@ -745,3 +745,64 @@ fn window_first_encoding_refuses_a_window_longer_than_the_ring() {
         "{shown}"
     );
 }
+
+/// The header's checks at their edges: each value on its limit passes the check (the parse
+/// goes on and fails later, at the checksum or for want of bytes), one past it is refused by
+/// name.
+#[test]
+fn header_checks_at_their_edges() {
+    use hubble_format::file::{MAX_EXTRA_SYMBOLS, MAX_RING_BYTES};
+    let bytes = sample().to_bytes().unwrap();
+    let with = |at: usize, value: &[u8]| {
+        let mut b = bytes.clone();
+        b[at..at + value.len()].copy_from_slice(value);
+        TraceFile::parse(&b)
+    };
+    let field = |r: Result<TraceFile, FileError>| match r {
+        Err(FileError::Invalid { field, .. }) => field,
+        other => panic!("expected an invalid field, got {other:?}"),
+    };
+    let checksum = |r: Result<TraceFile, FileError>| {
+        assert!(
+            matches!(r, Err(FileError::ChecksumMismatch { .. })),
+            "{r:?}"
+        )
+    };
+    // The magic alone: the header is what is missing.
+    assert!(matches!(
+        TraceFile::parse(&MAGIC),
+        Err(FileError::Truncated { what: "the header" })
+    ));
+    assert!(matches!(
+        TraceFile::parse(&MAGIC[..7]),
+        Err(FileError::Truncated { what: "the magic" })
+    ));
+    // Ring size (bytes 40..48) up to MAX_RING_BYTES.
+    checksum(with(40, &MAX_RING_BYTES.to_le_bytes()));
+    assert_eq!(
+        field(with(40, &(MAX_RING_BYTES + 8).to_le_bytes())),
+        "ring size"
+    );
+    // Write position (48..56) up to the ring's size (128).
+    checksum(with(48, &128u64.to_le_bytes()));
+    assert_eq!(field(with(48, &136u64.to_le_bytes())), "write position");
+    // Window size (56..64): whole slots.
+    assert_eq!(field(with(56, &12u64.to_le_bytes())), "window size");
+    // Symbol count (72..76): up to the window's slots + MAX_EXTRA_SYMBOLS; at the bound the
+    // count passes and the symbol table read goes wrong instead.
+    let slots = sample().window.len();
+    let bound = (slots + MAX_EXTRA_SYMBOLS) as u32;
+    let at_bound = with(72, &bound.to_le_bytes());
+    assert!(
+        !matches!(
+            at_bound,
+            Err(FileError::Invalid {
+                field: "symbol count",
+                ..
+            })
+        ),
+        "{at_bound:?}"
+    );
+    assert!(matches!(at_bound, Err(_)));
+    assert_eq!(field(with(72, &(bound + 1).to_le_bytes())), "symbol count");
+}

@@ -806,3 +806,17 @@ fn header_checks_at_their_edges() {
     assert!(at_bound.is_err());
     assert_eq!(field(with(72, &(bound + 1).to_le_bytes())), "symbol count");
 }
+
+/// A bare file name (its parent is the empty path) is written in the current directory, whose
+/// entry is the one made durable. The only test here that changes the working directory; every
+/// other one uses absolute paths.
+#[test]
+fn a_bare_file_name_is_written_in_the_current_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    std::env::set_current_dir(dir.path()).unwrap();
+    sample()
+        .write_atomic(std::path::Path::new("bare.hubble"))
+        .unwrap();
+    let back = TraceFile::read(&dir.path().join("bare.hubble")).unwrap();
+    assert_eq!(back, sample());
+}

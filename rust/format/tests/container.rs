@@ -820,3 +820,25 @@ fn a_bare_file_name_is_written_in_the_current_directory() {
     let back = TraceFile::read(&dir.path().join("bare.hubble")).unwrap();
     assert_eq!(back, sample());
 }
+
+/// `counter_to_wall_ns` by hand: the reference pair, a tick on either side at 19.2 MHz (52.083 ns,
+/// cut toward the reference), a minute later, and a 0 Hz header read as 1 Hz.
+#[test]
+fn counter_to_wall_ns_by_hand() {
+    let mut file = sample();
+    file.header.timer_hz = 19_200_000;
+    file.header.reference_counter = 1_000_000;
+    file.header.wall_clock_ns = 1_700_000_000_000_000_000;
+    let wall = 1_700_000_000_000_000_000i128;
+    assert_eq!(file.counter_to_wall_ns(1_000_000), wall);
+    assert_eq!(file.counter_to_wall_ns(999_999), wall - 52);
+    assert_eq!(file.counter_to_wall_ns(1_000_001), wall + 52);
+    assert_eq!(file.counter_to_wall_ns(1_000_003), wall + 156);
+    assert_eq!(file.counter_to_wall_ns(0), wall - 52_083_333);
+    assert_eq!(
+        file.counter_to_wall_ns(1_000_000 + 60 * 19_200_000),
+        wall + 60_000_000_000
+    );
+    file.header.timer_hz = 0;
+    assert_eq!(file.counter_to_wall_ns(1_000_002), wall + 2_000_000_000);
+}

@@ -401,13 +401,15 @@ pub fn blocks(
             continue;
         }
         let data = base + ((at + BLOCK_HEADER_SLOTS) * SLOT_BYTES) as u64;
-        let end = base + ((at + geometry.block_slots) * SLOT_BYTES) as u64;
-        if close < data || close > end || (close - data) % SLOT_BYTES as u64 != 0 {
+        // Whole slots of the block's data area, from none to all of it.
+        let Some(used_bytes) = close.checked_sub(data).filter(|&u| {
+            u % SLOT_BYTES as u64 == 0 && u <= (geometry.data_slots() * SLOT_BYTES) as u64
+        }) else {
             return Err(PoolError::BadClose {
                 block: index,
                 close,
             });
-        }
+        };
         let (tid, seq) = slot::unpack(snapshot[at + H_IDENT]);
         out.push(BlockInfo {
             index,
@@ -415,7 +417,7 @@ pub fn blocks(
             seq,
             ticket: snapshot[at + H_TICKET],
             time: snapshot[at + H_TIME],
-            used: ((close - data) / SLOT_BYTES as u64) as usize,
+            used: (used_bytes / SLOT_BYTES as u64) as usize,
         });
     }
     Ok(out)

@@ -346,6 +346,7 @@ fn every_traced_thread_stops_at_the_request_before_any_file_is_written() {
     *s.gate.entered.lock().unwrap() = Some(entered_tx);
     s.gate.close();
     let (stopped_tx, stopped_rx) = mpsc::channel();
+    let (started_tx, started_rx) = mpsc::channel();
     let quit = Arc::new(AtomicBool::new(false));
     let mut runners = Runners {
         quit: quit.clone(),
@@ -357,10 +358,16 @@ fn every_traced_thread_stops_at_the_request_before_any_file_is_written() {
         .enumerate()
         .map(|(i, t)| {
             let (t, tx, quit) = (t.clone(), stopped_tx.clone(), quit.clone());
+            let started = started_tx.clone();
             std::thread::spawn(move || {
                 t.to_runnable();
-                let mut ts = 0u32;
-                let mut n = 0u64;
+                // Tracing is on and the thread runnable before the request is made (a thread
+                // not runnable yet would be force-stopped and restarted, and then run on).
+                assert!(t.entry(MODE, 0x4000 + 0x100 * i as u64, 0));
+                assert!(t.exit(1));
+                started.send(i).unwrap();
+                let mut ts = 2u32;
+                let mut n = 1u64;
                 // Runs until a trace point finds tracing off (its stop answered).
                 while !quit.load(Ordering::Relaxed) {
                     if !t.entry(MODE, 0x4000 + 0x100 * i as u64, ts) {
@@ -382,6 +389,9 @@ fn every_traced_thread_stops_at_the_request_before_any_file_is_written() {
             })
         })
         .collect();
+    for _ in 0..2 {
+        started_rx.recv_timeout(BOUND).expect("both threads run");
+    }
     let control_loop = Loop::start(&s.control, &s.gate);
     assert!(request_elsewhere(&s.control, &control_loop.tx));
     entered_rx

@@ -39,6 +39,19 @@ nice -n 10 make -s -j2 -f /hubble/glue-src/glue.mk GLUE_SRC=/hubble/glue-src \
   GLUE_FILES=/hubble/glue-patches/files/runtime GLUE_OUT=/hubble/glue-out glue-tests \
   > /hubble/glue-out/build.log 2>&1 || { grep -E 'error|undefined|\*\*\*' /hubble/glue-out/build.log | head -40; exit 1; }"
 hubble_log "art-glue tests built in $(( $(date +%s) - t0 ))s (log: $out/build.log)"
+# Patch 0027 as linked into libart.so (x86_64 here): the first call SignalCatcher::HandleSigQuit
+# makes is hubble::OnSigQuit, before the dump builds its first stream (signal_catcher.cc 117-143),
+# and OnSigQuit calls nothing but SigQuitReceived (lifecycle_test checks it waits for no lock).
+sigquit_calls() {  # sigquit_calls MANGLED: the call/jmp targets of one function, in order
+  objdump -d --no-show-raw-insn --disassemble="$1" "$full/debian/out/libart.so.0" \
+    | sed -n 's/^.*\s\(call\|jmp\)\s\+[0-9a-f]\+ <\([^>+]*\)\(+0x[0-9a-f]*\)\?>.*$/\2/p'
+}
+first="$(sigquit_calls _ZN3art13SignalCatcher13HandleSigQuitEv | head -1)"
+[ "$first" = _ZN3art6hubble9OnSigQuitEv ] \
+  || hubble_die "libart.so: SignalCatcher::HandleSigQuit's first call is '${first:-none}', not hubble::OnSigQuit (patch 0027)"
+others="$(sigquit_calls _ZN3art6hubble9OnSigQuitEv | grep -v -x -e _ZN3art6hubble9OnSigQuitEv -e '_ZN3art6hubble15SigQuitReceivedEv@plt' || true)"
+[ -z "$others" ] || hubble_die "libart.so: hubble::OnSigQuit calls more than SigQuitReceived: $others"
+hubble_log "libart.so: HandleSigQuit calls hubble::OnSigQuit first; OnSigQuit calls only SigQuitReceived"
 # -Xgc:CMC on the command line: libart reads it at load (gc/collector/mark_compact.cc 156-166)
 # and runs as Android 14 devices with the userfaultfd GC do (no read barrier, no heap needed to
 # register a thread). GLUE_ONLY passes through.

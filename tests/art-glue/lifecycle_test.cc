@@ -84,6 +84,7 @@ bool ThreadRenamed(size_t thread, rust::Str name) noexcept {
   return S(name).rfind("HUBBLE:", 0) == 0;
 }
 void ThreadForeground(size_t thread) noexcept { Record({"foreground", thread, 0, "", false}); }
+void SigQuitReceived() noexcept { Record({"sigquit", 0, 0, "", false}); }
 }  // namespace hubble
 }  // namespace art
 
@@ -198,6 +199,33 @@ GLUE_TEST(after_the_start_each_hook_forwards_its_event) {
   GLUE_CHECK(art::hubble::UnloadGeneration() == g0 + 1, "the unload did not reach the bridge");
   m.Run([&] { art::hubble::OnThreadDetaching(m.thread()); });
   GLUE_CHECK(Registry().count(H(m.thread())) == 0, "a detached thread is still registered");
+}
+
+// SignalCatcher::HandleSigQuit calls OnSigQuit first (patch 0027), on the signal catcher thread,
+// before its dump: Runtime::DumpForSigQuit runs ThreadList::Dump's checkpoint (thread_list_lock_,
+// thread_suspend_count_lock_) and readers of the mutator lock, and a GC or SuspendAll may hold
+// the mutator lock exclusively meanwhile. Before the start nothing reaches Rust; after it, every
+// SIGQUIT is one SigQuitReceived, and it is made while another thread holds all three of those
+// locks (the mutator lock exclusively): the hook waits for none of them.
+GLUE_TEST(sigquit_reaches_rust_after_the_start_and_waits_for_no_lock_the_dump_takes) {
+  StartUp();
+  Thread* self = AttachAndRegister("main");
+  AppProcess();
+  glue::Mutator catcher("Signal Catcher");
+  GLUE_CHECK(catcher.Run([] { art::hubble::OnSigQuit(); }), "OnSigQuit did not return");
+  GLUE_CHECK(Count("sigquit") == 0, "SIGQUIT reached Rust before the control plane started");
+  art::hubble::OnProcessStarted(self);
+  GLUE_CHECK(catcher.Run([] { art::hubble::OnSigQuit(); }), "OnSigQuit did not return");
+  GLUE_CHECK(Count("sigquit") == 1, "%zu SigQuitReceived after one SIGQUIT", Count("sigquit"));
+  art::Locks::mutator_lock_->ExclusiveLock(self);
+  art::Locks::thread_list_lock_->ExclusiveLock(self);
+  art::Locks::thread_suspend_count_lock_->ExclusiveLock(self);
+  const bool returned = catcher.Run([] { art::hubble::OnSigQuit(); }, 5000);
+  art::Locks::thread_suspend_count_lock_->ExclusiveUnlock(self);
+  art::Locks::thread_list_lock_->ExclusiveUnlock(self);
+  art::Locks::mutator_lock_->ExclusiveUnlock(self);
+  GLUE_CHECK(returned, "OnSigQuit waited for a lock that the stack dump takes");
+  GLUE_CHECK(Count("sigquit") == 2, "%zu SigQuitReceived after two SIGQUITs", Count("sigquit"));
 }
 
 // Thread::Destroy calls OnThreadDetaching first and then runs on (managed code, callbacks) while

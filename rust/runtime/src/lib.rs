@@ -33,7 +33,7 @@ use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 pub use art::{Art, CxxArt, ThreadHandle};
-pub use control::{Config, Control, RuntimeError};
+pub use control::{Anr, Config, Control, RuntimeError, ANR_REASON};
 pub use props::Command;
 
 /// The cxx bridge. ART calls the `extern "Rust"` functions (C++ names in `art::hubble`); the
@@ -71,6 +71,11 @@ pub mod ffi {
         /// An anomaly detector fired: flush the traced threads with this reason.
         #[cxx_name = "AnomalyReported"]
         fn anomaly_reported(reason: &str);
+        /// ART's signal catcher received SIGQUIT (the ANR stack dump, a bugreport, `kill -3`),
+        /// before it dumps: records an ANR flush request and wakes the control thread, never
+        /// waiting (no lock the dump needs, no I/O, no call back into ART).
+        #[cxx_name = "SigQuitReceived"]
+        fn sigquit_received();
     }
 
     unsafe extern "C++" {
@@ -130,6 +135,8 @@ pub enum Message {
     Command(Option<ThreadHandle>, Command),
     /// The foreground set changed.
     Rebalance,
+    /// Wakes the control thread for a pending ANR request ([`Control::handle_anr`]).
+    Anr,
     /// Leave the loop.
     Shutdown,
 }
@@ -206,8 +213,12 @@ pub fn control_loop<A: Art>(control: &Control<A>, rx: &mpsc::Receiver<Message>) 
                     log::warn!("hubble: {e}");
                 }
             }
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            // The request itself is the flag `handle_anr` takes below.
+            Ok(Message::Anr) | Err(mpsc::RecvTimeoutError::Timeout) => {}
         }
+        // Whatever woke the loop: a SIGQUIT request goes before the properties and the tick
+        // (the flag is also what a request whose wake could not be sent leaves for the tick).
+        control.handle_anr();
         if let Some(Err(e)) = control.poll_properties() {
             log::warn!("hubble: {e}");
         }
@@ -330,6 +341,27 @@ fn class_loader_unloading(loader: usize) {
 
 fn anomaly_reported(reason: &str) {
     request_flush(reason);
+}
+
+fn sigquit_received() {
+    if let Some(g) = global() {
+        request_anr_flush(&*g.control, &g.tx);
+    }
+}
+
+/// What `SigQuitReceived` does, for any control plane: [`Control::request_anr`], and, for a new
+/// request, a wake of the control thread ([`Message::Anr`]) if the sender is free right now. It
+/// never waits: if another thread holds the sender (a lifecycle report, for microseconds), the
+/// control thread finds the request at its next tick, at most [`TICK`] later. Returns true if it
+/// woke the control thread.
+pub fn request_anr_flush<A: Art>(control: &Control<A>, tx: &Mutex<mpsc::Sender<Message>>) -> bool {
+    if !control.request_anr() {
+        return false; // the control thread has not taken the pending one yet: it covers this
+    }
+    match tx.try_lock() {
+        Ok(tx) => tx.send(Message::Anr).is_ok(),
+        Err(_) => false,
+    }
 }
 
 /// In-process API for anomaly detectors: flush every traced thread (asynchronously, on the

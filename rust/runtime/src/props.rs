@@ -27,6 +27,29 @@ pub const TRIGGER_INTERVAL: &str = "debug.hubble.trigger_interval";
 /// Default of [`TRIGGER_INTERVAL`]: a trigger that keeps firing (every frame janky) writes one
 /// file per half minute, not one per frame; retention keeps 8 files by default.
 pub const DEFAULT_TRIGGER_INTERVAL: Duration = Duration::from_secs(30);
+/// ANR flush rate limit (issue 17 A.5): `<n>ms` / `<n>s`, the least time between two ANR
+/// flushes; `off`: SIGQUIT never flushes. Requests within it are counted and dropped.
+pub const ANR_INTERVAL: &str = "debug.hubble.anr_interval";
+/// Default of [`ANR_INTERVAL`]. An app whose main thread stays stuck gets an ANR per input
+/// event it does not answer (5 s each), and a bugreport sends SIGQUIT to every app: one set of
+/// files a minute keeps the seconds before the first ANR without filling retention's 8 files.
+pub const DEFAULT_ANR_INTERVAL: Duration = Duration::from_secs(60);
+
+/// [`ANR_INTERVAL`] is neither a duration nor `off`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{ANR_INTERVAL} '{0}' is not a number of ms or s (60s, 500ms) or off")]
+pub struct AnrIntervalError(pub String);
+
+/// Parses [`ANR_INTERVAL`]: `Some(interval)`, or `None` for `off`.
+pub fn parse_anr_interval(value: &str) -> Result<Option<Duration>, AnrIntervalError> {
+    if value.trim() == "off" {
+        return Ok(None);
+    }
+    parse_duration(value)
+        .map(Some)
+        .ok_or_else(|| AnrIntervalError(value.to_string()))
+}
+
 /// Triggers per process: each is a bit of a 64-bit mask in the detector.
 pub const MAX_TRIGGERS: usize = 64;
 
@@ -506,6 +529,10 @@ mod tests {
             Ok(Duration::from_millis(500))
         );
         assert!(parse_trigger_interval("soon").is_err());
+        assert_eq!(parse_anr_interval("5s"), Ok(Some(Duration::from_secs(5))));
+        assert_eq!(parse_anr_interval(" off "), Ok(None));
+        assert_eq!(parse_anr_interval("0ms"), Ok(Some(Duration::ZERO)));
+        assert!(parse_anr_interval("never").is_err());
     }
 
     #[test]

@@ -33,6 +33,10 @@
  *       alive, and returns. It never waits for a flush, a traced thread or the disk.
  *   void art::hubble::AnomalyReported(rust::Str reason);
  *       An anomaly detector fired: flush the traced threads (asynchronous, never blocks).
+ *   void art::hubble::SigQuitReceived();
+ *       Only through OnSigQuit (lifecycle.cc; SignalCatcher::HandleSigQuit, first thing, before
+ *       the stack dump, patch 0027): records an ANR flush request and wakes the control thread.
+ *       An atomic swap and a send that never waits: no I/O, no lock, no call back into ART.
  *
  * ===== Rust -> ART (declared here, defined in hubble_bridge.cc) =====
  * Called only from the Hubble control thread (attached with AttachCurrentThread) or from

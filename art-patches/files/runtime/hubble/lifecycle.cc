@@ -158,5 +158,14 @@ void OnClassLoaderUnloading(Thread* self, LinearAlloc* allocator, const ClassTab
   ClassLoaderUnloadingWithTable(self, allocator, class_table);
 }
 
+void OnSigQuit() {
+  if (LIKELY(!gStarted.load(std::memory_order_acquire))) {
+    return;  // the zygote, an untraced process, or before the start: nothing to flush
+  }
+  // rust/runtime/src/lib.rs request_anr_flush: an atomic swap, then a try-lock send to the
+  // control thread's channel (its only other users hold it for one send); never blocks.
+  SigQuitReceived();
+}
+
 }  // namespace hubble
 }  // namespace art

@@ -57,6 +57,15 @@ void OnProcessStateChanged(ProcessState state);
 void OnClassLoaderUnloading(Thread* self, LinearAlloc* allocator, const ClassTable* class_table)
     REQUIRES_SHARED(Locks::mutator_lock_);
 
+// SignalCatcher::HandleSigQuit, first thing, on the signal catcher thread (not Runnable): SIGQUIT
+// arrived (the platform's ANR stack dump, a bugreport, `kill -3`) and the dump is about to start.
+// Records an ANR flush request for the control thread and returns (issue 17 A.5): one atomic
+// swap and, for a new request, a wake of the control thread that never waits. No I/O, no
+// symbolization, no ART lock: the dump that follows takes the locks below and must not wait for
+// Hubble; the control thread stops, symbolizes and writes on its own thread, as any thread would.
+void OnSigQuit() REQUIRES(!Locks::mutator_lock_, !Locks::thread_list_lock_,
+                          !Locks::thread_suspend_count_lock_);
+
 }  // namespace hubble
 }  // namespace art
 

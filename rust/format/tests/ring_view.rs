@@ -1,0 +1,109 @@
+//! The ring view and the decoder's errors by hand: how much of a ring is valid, where an
+//! error says the bad slot is (in a wrapped ring's older piece too), and what each error says.
+
+use hubble_format::slot::{encode_exit, pack, WIDE_ENTRY};
+use hubble_format::{decode, DecodeError, Mode, RingView};
+
+#[test]
+fn valid_slots_are_the_given_bytes_or_the_whole_ring() {
+    let slots = [encode_exit(1); 8];
+    assert_eq!(
+        RingView::new(&slots, 24, Some(40)).unwrap().valid_slots(),
+        5
+    );
+    assert_eq!(RingView::new(&slots, 24, None).unwrap().valid_slots(), 8);
+    assert_eq!(RingView::new(&slots, 64, Some(0)).unwrap().valid_slots(), 0);
+    assert_eq!(RingView::linear(&slots[..3]).valid_slots(), 3);
+}
+
+/// An 8-slot ring written up to slot 3: slots 0..3 are the newer piece, 3..8 the older. A bad
+/// slot at index 5 is reported at byte 40, wherever the walk meets it.
+#[test]
+fn errors_name_the_ring_offset_in_the_older_piece() {
+    let mut slots = [encode_exit(1); 8];
+    slots[5] = pack(1, WIDE_ENTRY);
+    let view = RingView::new(&slots, 24, None).unwrap();
+    assert_eq!(
+        decode(&view, Mode::Bits32).unwrap_err(),
+        DecodeError::WideEntryIn32BitMode { offset: 40 }
+    );
+    // 64-bit: the marker at 6, its pointer slot at 5 holds a pointer that fits 32 bits.
+    let mut slots = [encode_exit(1); 8];
+    slots[6] = pack(1, WIDE_ENTRY);
+    slots[5] = 0x7000_0000;
+    let view = RingView::new(&slots, 24, None).unwrap();
+    assert_eq!(
+        decode(&view, Mode::Bits64).unwrap_err(),
+        DecodeError::NarrowPointerInWideEntry {
+            offset: 40,
+            pointer: 0x7000_0000
+        }
+    );
+    // The same in the newer piece: marker at 2, pointer at 1.
+    let mut slots = [encode_exit(1); 8];
+    slots[2] = pack(1, WIDE_ENTRY);
+    slots[1] = 0x10;
+    let view = RingView::new(&slots, 24, None).unwrap();
+    assert_eq!(
+        decode(&view, Mode::Bits64).unwrap_err(),
+        DecodeError::NarrowPointerInWideEntry {
+            offset: 8,
+            pointer: 0x10
+        }
+    );
+}
+
+#[test]
+fn decode_errors_say_what_is_wrong() {
+    let cases = [
+        (DecodeError::EmptyRing, "the ring is empty"),
+        (
+            DecodeError::BadWritePos {
+                write_pos: 12,
+                ring_bytes: 64,
+            },
+            "write position 12 is not a multiple of 8 in 0..=64",
+        ),
+        (
+            DecodeError::BadValid {
+                valid: 72,
+                ring_bytes: 64,
+            },
+            "valid length 72 is not a multiple of 8 in 0..=64",
+        ),
+        (
+            DecodeError::WideEntryIn32BitMode { offset: 40 },
+            "two-slot entry marker at ring offset 40 in a 32-bit ring",
+        ),
+        (
+            DecodeError::NarrowPointerInWideEntry {
+                offset: 8,
+                pointer: 0x10,
+            },
+            "two-slot entry at ring offset 8 holds pointer 0x10, which no writer puts in two \
+             slots: the ring is corrupt",
+        ),
+    ];
+    for (e, text) in cases {
+        assert_eq!(e.to_string(), text);
+    }
+    let slots = [0u64; 8];
+    assert_eq!(
+        RingView::new(&[], 0, None).unwrap_err(),
+        DecodeError::EmptyRing
+    );
+    assert!(matches!(
+        RingView::new(&slots, 12, None),
+        Err(DecodeError::BadWritePos {
+            write_pos: 12,
+            ring_bytes: 64
+        })
+    ));
+    assert!(matches!(
+        RingView::new(&slots, 64, Some(72)),
+        Err(DecodeError::BadValid {
+            valid: 72,
+            ring_bytes: 64
+        })
+    ));
+}

@@ -354,3 +354,98 @@ impl Scenario {
             .unwrap_or_else(|| format!("{method:#x}"))
     }
 }
+
+/// A step of a thread's balanced call stack, as the exports show it: a frame begins (its
+/// method; None: entered before the run) or ends (the method it leaves).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ev {
+    Enter(Option<u64>),
+    Exit(Option<u64>),
+}
+
+/// One step with its timer value, wall-clock ns and the run it belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModelStep {
+    pub counter: u64,
+    pub wall_ns: u64,
+    pub run: usize,
+    pub ev: Ev,
+}
+
+impl Scenario {
+    /// Each thread's steps as the exports must show them, from the model's runs alone
+    /// (`docs/trace-format.md` §5, version 4): in each run, the frames whose entries were lost
+    /// (exits with nothing open) begin at the run's first record; frames still open end at the
+    /// flush in the thread's newest run, at the run's newest record in an older one (before the
+    /// thread's next run begins). Wall-clock time is the flush pair's
+    /// `wall − ⌊(reference − c) · 10⁹ / hz⌋` in the newest run; an older run is placed through
+    /// its newest record's counter L and that counter's wall time: `wall(L) − ⌊(L − c) · 10⁹ /
+    /// hz⌋` (at most 1 ns after the flush pair's value).
+    pub fn thread_steps(&self) -> BTreeMap<u32, Vec<ModelStep>> {
+        let hz = u128::from(self.timer_hz);
+        self.expected_runs()
+            .into_iter()
+            .map(|(tid, runs)| {
+                let mut out = Vec::new();
+                for (k, run) in runs.iter().enumerate() {
+                    let newest = k + 1 == runs.len();
+                    let last = run.records.last().expect("a run has records").1;
+                    let wall = |c: u64| -> u64 {
+                        if newest {
+                            self.wall_ns(c)
+                        } else {
+                            self.wall_ns(last) - (u128::from(last - c) * 1_000_000_000 / hz) as u64
+                        }
+                    };
+                    let mut depth = 0i64;
+                    let mut lowest = 0i64;
+                    for (m, _) in &run.records {
+                        depth += if m.is_some() { 1 } else { -1 };
+                        lowest = lowest.min(depth);
+                    }
+                    let first = run.records[0].1;
+                    let mut stack: Vec<Option<u64>> = vec![None; (-lowest) as usize];
+                    let step = |counter: u64, ev: Ev| ModelStep {
+                        counter,
+                        wall_ns: wall(counter),
+                        run: k,
+                        ev,
+                    };
+                    for _ in 0..stack.len() {
+                        out.push(step(first, Ev::Enter(None)));
+                    }
+                    for &(m, c) in &run.records {
+                        match m {
+                            Some(m) => {
+                                stack.push(Some(m));
+                                out.push(step(c, Ev::Enter(Some(m))));
+                            }
+                            None => {
+                                let left = stack.pop().expect("balanced by construction");
+                                out.push(step(c, Ev::Exit(left)));
+                            }
+                        }
+                    }
+                    let end = if newest { self.reference } else { last };
+                    while let Some(left) = stack.pop() {
+                        out.push(step(end, Ev::Exit(left)));
+                    }
+                }
+                (tid, out)
+            })
+            .collect()
+    }
+
+    /// The name exports give a frame.
+    pub fn frame_name(&self, method: Option<u64>) -> String {
+        match method {
+            None => "<entered before the window>".to_owned(),
+            Some(m) => self.name(m),
+        }
+    }
+
+    /// The thread's name as the file has it.
+    pub fn thread_name(&self, tid: u32) -> String {
+        self.names.get(&tid).cloned().unwrap_or_default()
+    }
+}

@@ -162,6 +162,7 @@ pub fn build(mode: Mode, seed: u64) -> Scenario {
     }
     let mut symbols = BTreeMap::new();
     // 0x7000_10c0 stays unresolved: readers print its pointer.
+    // 0x7000_1080 a task dispatcher and 0x7f_2000_0080 a scheduling call, for `hubble tasks`.
     for (m, name) in [
         (
             0x7000_1000u64,
@@ -170,13 +171,16 @@ pub fn build(mode: Mode, seed: u64) -> Scenario {
         (0x7000_1040, "void com.example.Feed.bind(int)"),
         (
             0x7000_1080,
-            "java.lang.Object java.util.concurrent.FutureTask.run()",
+            "void android.os.Handler.dispatchMessage(android.os.Message)",
         ),
         (
             0x7f_2000_0040,
             "int com.example.Json.parse(java.lang.String)",
         ),
-        (0x7f_2000_0080, "void com.example.Db.query()"),
+        (
+            0x7f_2000_0080,
+            "void java.util.concurrent.ThreadPoolExecutor.execute(java.lang.Runnable)",
+        ),
     ] {
         symbols.insert(m, name.to_owned());
     }
@@ -448,4 +452,56 @@ impl Scenario {
     pub fn thread_name(&self, tid: u32) -> String {
         self.names.get(&tid).cloned().unwrap_or_default()
     }
+}
+
+/// A frame of the model's steps.
+#[derive(Clone, Debug)]
+pub struct ModelFrame {
+    pub method: Option<u64>,
+    pub start: u64,
+    pub end: u64,
+    pub run: usize,
+    /// Methods of the open ancestors, outermost first.
+    pub ancestors: Vec<Option<u64>>,
+    /// (method, ticks) of the direct children, in the order they began.
+    pub children: Vec<(Option<u64>, u64)>,
+}
+
+impl ModelFrame {
+    pub fn ticks(&self) -> u64 {
+        self.end - self.start
+    }
+    pub fn self_ticks(&self) -> u64 {
+        self.ticks() - self.children.iter().map(|c| c.1).sum::<u64>()
+    }
+}
+
+/// The frames of a thread's steps, in the order they began.
+pub fn frames(steps: &[ModelStep]) -> Vec<ModelFrame> {
+    let mut out: Vec<ModelFrame> = Vec::new();
+    let mut open: Vec<usize> = Vec::new();
+    for s in steps {
+        match s.ev {
+            Ev::Enter(m) => {
+                out.push(ModelFrame {
+                    method: m,
+                    start: s.counter,
+                    end: s.counter,
+                    run: s.run,
+                    ancestors: open.iter().map(|&i| out[i].method).collect(),
+                    children: Vec::new(),
+                });
+                open.push(out.len() - 1);
+            }
+            Ev::Exit(_) => {
+                let i = open.pop().expect("balanced");
+                out[i].end = s.counter;
+                if let Some(&p) = open.last() {
+                    let child = (out[i].method, out[i].ticks());
+                    out[p].children.push(child);
+                }
+            }
+        }
+    }
+    out
 }

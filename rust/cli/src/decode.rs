@@ -67,7 +67,7 @@ pub struct Args {
 pub fn run(args: Args) -> Result<()> {
     let loaded = match (&args.file, &args.raw) {
         (Some(path), None) => match input::load_any(path)? {
-            input::Any::Single(loaded) => loaded,
+            input::Any::Single(loaded) => *loaded,
             input::Any::Threads(runs) => {
                 return with_output(args.output.as_deref(), |out| {
                     write_threads(&runs, args.format, out)

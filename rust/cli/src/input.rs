@@ -16,7 +16,7 @@ pub struct Loaded {
 /// A trace file of any version, decoded.
 pub enum Any {
     /// Versions 1–3: one thread's window.
-    Single(Loaded),
+    Single(Box<Loaded>),
     /// Version 4: every run of every thread, threads by tid, runs oldest first.
     Threads(Vec<LoadedRun>),
 }
@@ -36,11 +36,11 @@ pub fn load_any(path: &Path) -> Result<Any> {
     match Trace::read(path).with_context(name)? {
         Trace::Single(file) => {
             let decoded = file.decode_events().with_context(name)?;
-            Ok(Any::Single(Loaded {
+            Ok(Any::Single(Box::new(Loaded {
                 path: path.to_owned(),
                 file,
                 decoded,
-            }))
+            })))
         }
         Trace::Threads(file) => {
             let mut out = Vec::new();

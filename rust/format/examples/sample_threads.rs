@@ -10,7 +10,9 @@ use hubble_format::{Mode, ProcessHeader, ThreadsFile, TimeAnchor};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let out = args.next().ok_or("usage: sample_threads OUT.hubble [POOL.bin]")?;
+    let out = args
+        .next()
+        .ok_or("usage: sample_threads OUT.hubble [POOL.bin]")?;
     // 4 blocks of 6 data slots, A = 2: the `pool` fuzz target's header bytes 2, 4, 1, 0.
     let geometry = Geometry {
         blocks: 4,
@@ -56,7 +58,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }],
     )]);
     let symbols = BTreeMap::from([
-        (on_create, "void com.example.app.MainActivity.onCreate(android.os.Bundle)".to_owned()),
+        (
+            on_create,
+            "void com.example.app.MainActivity.onCreate(android.os.Bundle)".to_owned(),
+        ),
         (bind, "int com.example.app.Feed.bind(int)".to_owned()),
     ]);
     let file = ThreadsFile::from_streams(header, streams, &names, &anchors, symbols);

@@ -399,7 +399,8 @@ fn crc32fast_hash(bytes: &[u8]) -> u32 {
 // What the writer refuses, the reader refuses too, each with an error that names it.
 #[test]
 fn broken_invariants_are_named() {
-    let cases: Vec<(&str, Box<dyn Fn(&mut ThreadsFile)>)> = vec![
+    type Break = Box<dyn Fn(&mut ThreadsFile)>;
+    let cases: Vec<(&str, Break)> = vec![
         ("thread sections", Box::new(|f| f.threads[1].tid = 5)),
         ("run", Box::new(|f| f.threads[0].runs[1].first_ticket = 10)),
         ("run", Box::new(|f| f.threads[0].runs[1].first_seq = 4)),

@@ -20,7 +20,11 @@ fuzz_target!(|data: &[u8]| {
         block_slots: BLOCK_HEADER_SLOTS + 2 + usize::from(head[1] % 30),
         active: 1 + usize::from(head[2]) % blocks,
     };
-    let mode = if head[3] & 1 == 0 { Mode::Bits64 } else { Mode::Bits32 };
+    let mode = if head[3] & 1 == 0 {
+        Mode::Bits64
+    } else {
+        Mode::Bits32
+    };
     // A user-space address, 8-aligned (the runtime's pool is an mmap).
     let base = u64::from_le_bytes(head[4..12].try_into().unwrap()) & 0x00ff_ffff_ffff_fff8;
     let mut slots: Vec<u64> = rest

@@ -25,6 +25,9 @@ pub struct Written {
     pub seq: u32,
 }
 
+/// A record as the model keeps it: the method entered (None: an exit) and its counter.
+pub type Rec = (Option<u64>, u64);
+
 /// A run as the model expects it: consecutive seqs, their records in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExpectedRun {
@@ -281,7 +284,7 @@ impl Scenario {
     /// What the model says each thread's runs hold at the flush: the records whose block's
     /// last take is theirs, grouped by seq, cut where seq does not follow on.
     pub fn expected_runs(&self) -> BTreeMap<u32, Vec<ExpectedRun>> {
-        let mut kept: BTreeMap<u32, BTreeMap<u32, Vec<(Option<u64>, u64)>>> = BTreeMap::new();
+        let mut kept: BTreeMap<u32, BTreeMap<u32, Vec<Rec>>> = BTreeMap::new();
         for w in &self.written {
             if self.owner[&w.block] == (w.tid, w.seq) {
                 kept.entry(w.tid)

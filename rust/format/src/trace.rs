@@ -264,49 +264,80 @@ impl ThreadsFile {
     ///   with the wall clock the flush's pair gives that counter: its open frames end where the
     ///   run ends, before the thread's next run begins, so one track per thread never overlaps.
     pub fn into_run_files(self) -> Vec<RunFile> {
-        let sections = self.sections();
         let mode = self.header.mode;
-        let mut out = Vec::new();
-        for (s, section) in sections.iter().enumerate() {
+        // Everything but the slots, from the borrowed view; then the slots are moved, not
+        // copied (a flush's file holds the whole pool).
+        struct Plan {
+            tid: u32,
+            thread_name: String,
+            seq: RunSeq,
+            anchors: Vec<TimeAnchor>,
+            reference: u64,
+            wall: u64,
+            symbols: BTreeMap<u64, String>,
+        }
+        let mut plans = Vec::new();
+        for (s, section) in self.sections().iter().enumerate() {
             let n = section.runs.len();
             for (k, run) in section.runs.iter().enumerate() {
-                let newest = k + 1 == n;
-                let (reference, wall) = if newest {
+                let (reference, wall) = if k + 1 == n {
                     (self.header.reference_counter, self.header.wall_clock_ns)
                 } else {
                     let last = newest_counter(run).unwrap_or(run.reference);
                     (last, wall_at(&self.header, last))
                 };
-                let symbols = named_in(run.slots, mode, &self.symbols);
-                let bytes = (run.slots.len() * 8) as u64;
-                out.push(RunFile {
-                    section: s,
-                    run: k,
-                    runs: n,
-                    seq: run.seq.expect("version 4 runs have a seq span"),
+                plans.push((
+                    s,
+                    k,
+                    n,
+                    Plan {
+                        tid: section.tid,
+                        thread_name: String::from(section.thread_name),
+                        seq: run.seq.expect("version 4 runs have a seq span"),
+                        anchors: run.anchors.clone(),
+                        reference,
+                        wall,
+                        symbols: named_in(run.slots, mode, &self.symbols),
+                    },
+                ));
+            }
+        }
+        let slots = self
+            .threads
+            .into_iter()
+            .flat_map(|t| t.runs.into_iter().map(|r| r.slots));
+        plans
+            .into_iter()
+            .zip(slots)
+            .map(|((section, run, runs, plan), window)| {
+                let bytes = (window.len() * 8) as u64;
+                RunFile {
+                    section,
+                    run,
+                    runs,
+                    seq: plan.seq,
                     file: TraceFile {
                         header: TraceHeader {
                             mode,
                             timer_hz: self.header.timer_hz,
-                            reference_counter: reference,
-                            wall_clock_ns: wall,
+                            reference_counter: plan.reference,
+                            wall_clock_ns: plan.wall,
                             ring_bytes: bytes,
                             write_pos: bytes,
                             pid: self.header.pid,
-                            tid: section.tid,
-                            thread_name: String::from(section.thread_name),
+                            tid: plan.tid,
+                            thread_name: plan.thread_name,
                             process_name: self.header.process_name.clone(),
                             reason: self.header.reason.clone(),
-                            anchors: run.anchors.clone(),
+                            anchors: plan.anchors,
                             metadata: self.header.metadata.clone(),
                         },
-                        window: run.slots.to_vec(),
-                        symbols,
+                        window,
+                        symbols: plan.symbols,
                     },
-                });
-            }
-        }
-        out
+                }
+            })
+            .collect()
     }
 }
 
@@ -364,10 +395,20 @@ fn wall_at(h: &crate::threads::ProcessHeader, counter: u64) -> u64 {
 /// The entries of `symbols` that the run's entries name. A run that does not decode keeps what
 /// the walk found before the error (the error surfaces when the run is decoded).
 fn named_in(slots: &[u64], mode: Mode, symbols: &BTreeMap<u64, String>) -> BTreeMap<u64, String> {
+    // A run enters a few thousand methods millions of times: a direct-mapped filter of the
+    // methods last seen (64 Ki entries, so few methods share one) keeps the list near the
+    // distinct ones and the sort below short. With every entry listed, `into_run_files` of a
+    // 64 MiB pool took 221 ms, with 4 Ki entries 140 ms, with 64 Ki 79 ms: less than decoding
+    // the runs (`examples/threads_cost.rs`, docs/trace-format.md §5).
+    let mut recent = alloc::vec![0u64; 1 << 16];
     let mut methods = Vec::new();
     let _ = ring::walk_back(&RingView::linear(slots), mode, |record| {
         if let Record::Entry { method, .. } = record {
-            methods.push(method);
+            let at = (method.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 48) as usize;
+            if recent[at] != method {
+                recent[at] = method;
+                methods.push(method);
+            }
         }
     });
     methods.sort_unstable();

@@ -51,7 +51,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     while written < budget * 3 / 2 {
         let r = next();
         let tid = if r % 3 == 0 {
-            1 + (r >> 8) as u32 % threads.div_ceil(4)
+            1 + (r >> 8) as u32 % ((threads + 3) / 4)
         } else {
             1 + (r >> 8) as u32 % threads
         };
@@ -91,7 +91,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "write v4:        {:>8.1} ms ({:.1} MiB for a {} MiB pool, {} threads)",
         ms(t),
         bytes.len() as f64 / (1 << 20) as f64,
-        geometry.blocks * BLOCK_BYTES >> 20,
+        (geometry.blocks * BLOCK_BYTES) >> 20,
         file.threads.len()
     );
     let t = Instant::now();

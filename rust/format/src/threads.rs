@@ -266,6 +266,13 @@ impl ThreadsFile {
         Ok(out)
     }
 
+    /// Writes the file atomically (temporary name, 0600, fsync, rename, directory fsync), as
+    /// [`crate::TraceFile::write_atomic`] does.
+    #[cfg(feature = "std")]
+    pub fn write_atomic(&self, path: &std::path::Path) -> Result<(), FileError> {
+        crate::file::write_atomic_bytes(path, &self.to_bytes()?).map_err(FileError::Io)
+    }
+
     /// Parses and verifies a version 4 file. Structure first, so a file cut short says
     /// "truncated" and where; then the checksum; then the meaning (order of tids, tickets,
     /// anchors), so a flipped bit anywhere says "corrupt". Every count is bounded by the bytes

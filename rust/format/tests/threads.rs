@@ -182,6 +182,17 @@ fn run_files_of(s: &Scenario) {
     );
 }
 
+// Written atomically and read back from the path: the same file.
+#[test]
+fn atomic_write_and_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("1-9-anr.hubble");
+    small().write_atomic(&path).unwrap();
+    assert_eq!(Trace::read(&path).unwrap(), Trace::Threads(small()));
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(names.len(), 1, "no temporary file left");
+}
+
 // A v1–v3 file is one section with one run, through the same accessor.
 #[test]
 fn a_v3_file_is_one_section() {

@@ -17,7 +17,7 @@ import re
 import subprocess
 import sys
 
-from hubble_expect import dmtrace_name, steps
+from hubble_expect import dmtrace_name, threads as expected_threads
 
 RECORD = re.compile(r"^\s*(\d+) (ent|xit|unr)(.)\s+(\d+)(.)(\.*)(.*)$")
 
@@ -29,8 +29,9 @@ def fail(msg):
 
 def main():
     hubble, trace, inputs = sys.argv[1], sys.argv[2], sys.argv[3:]
-    expected = [steps(hubble, p) for p in inputs]
-    start_us = min(s[0][0] for _, s in expected if s) // 1000
+    # One expectation per thread: a file of versions 1-3 is one, a version 4 file one per section.
+    expected = [(p, t) for p in inputs for t in expected_threads(hubble, p)]
+    start_us = min(s[0][0] for _, (_, s) in expected if s) // 1000
 
     listing = subprocess.run(["dmtracedump", "-o", trace], capture_output=True, text=True).stdout
     lines = listing.splitlines()
@@ -43,8 +44,8 @@ def main():
     for l in lines[t + 1 : r]:
         tid, _, name = l.partition(" ")
         threads[int(tid)] = name
-    if len(threads) != len(inputs):
-        fail(f"dmtracedump lists {len(threads)} threads for {len(inputs)} inputs")
+    if len(threads) != len(expected):
+        fail(f"dmtracedump lists {len(threads)} threads for {len(expected)} in the inputs")
     got = collections.defaultdict(list)
     for l in lines[r + 1 :]:
         m = RECORD.match(l)
@@ -57,7 +58,7 @@ def main():
 
     want_calls = collections.Counter()
     want_self = collections.Counter()
-    for path, (h, s) in zip(inputs, expected):
+    for path, (h, s) in expected:
         candidates = [tid for tid, name in threads.items()
                       if name == h.thread_name or name == f"{h.thread_name} (tid {h.tid})"]
         tid = h.tid if h.tid in candidates else (candidates[0] if len(candidates) == 1 else None)
@@ -113,8 +114,8 @@ def main():
     for name, us in want_self.items():
         if excl.get(name, 0) != us:
             fail(f"exclusive µs of {name}: dmtracedump {excl.get(name)}, expected {us}")
-    records = sum(len(s) for _, s in expected)
-    print(f"check_dmtracedump: OK: {len(inputs)} thread(s), {records} records listed as expected, "
+    records = sum(len(s) for _, (_, s) in expected)
+    print(f"check_dmtracedump: OK: {len(expected)} thread(s), {records} records listed as expected, "
           f"{len(calls)} methods' call counts and exclusive times match the profile report")
 
 

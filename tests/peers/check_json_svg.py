@@ -15,7 +15,7 @@ import os
 import sys
 import xml.etree.ElementTree as ET
 
-from hubble_expect import steps
+from hubble_expect import threads as expected_threads
 
 
 def fail(msg):
@@ -35,8 +35,8 @@ def chrome(out, inputs):
             fail(f"unexpected phase {e['ph']}")
         per[(e["pid"], e["tid"])].append((round(e["ts"] * 1000) + origin, e["ph"], e.get("name")))
     total = 0
-    for path in inputs:
-        h, want = steps(os.environ["HUBBLE"], path)
+    expected = [(p, t) for p in inputs for t in expected_threads(os.environ["HUBBLE"], p)]
+    for path, (h, want) in expected:
         got = per.pop((h.pid, h.tid), [])
         depth = 0
         for i, (t, ph, _) in enumerate(got):

@@ -5,11 +5,13 @@ descriptors of the `perfetto` wheel) and checks it slice for slice against the i
 usage: check_perfetto.py HUBBLE_BINARY OUT.perfetto IN.hubble...
 Checks: every packet parses as perfetto.protos.TracePacket; one sequence-less clock snapshot
 makes BUILTIN_CLOCK_REALTIME the trace clock; one process track per pid (pid, name) and one
-thread track per input (pid, tid, name, parent = its process); each thread's sequence starts
+thread track per thread (pid, tid, name, parent = its process: one per file of versions 1-3, one
+per section of a version 4 file); each thread's sequence starts
 with SEQ_INCREMENTAL_STATE_CLEARED and defaults (its track); every packet that needs
 incremental state says so (SEQ_NEEDS_INCREMENTAL_STATE) and comes after the clear; every
-interned name is defined before use; the sequence's slice begin/end events equal the expected
-steps (time, kind, name) exactly. Exits 1 with a message on the first difference.
+interned name is defined before use; the slice begin/end events of the sequences on a thread's
+track (one per file of versions 1-3; one per run of a version 4 thread, in sequence order) equal
+the expected steps (time, kind, name) exactly. Exits 1 with a message on the first difference.
 
 Timestamps are resolved as Perfetto's trace processor does (ProtoTraceReader and
 ClockSynchronizer): a packet's clock is its timestamp_clock_id, else its sequence's
@@ -29,7 +31,7 @@ import sys
 from google.protobuf.unknown_fields import UnknownFieldSet
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
-from hubble_expect import steps
+from hubble_expect import threads as expected_threads
 
 REALTIME = pb.BuiltinClock.Value("BUILTIN_CLOCK_REALTIME")
 
@@ -169,11 +171,13 @@ def main():
                 st["events"].append((track, ts, "E", None))
             else:
                 fail(f"unexpected track event type {te.type}")
-    if len(threads) != len(inputs):
-        fail(f"{len(threads)} thread tracks for {len(inputs)} inputs")
+    # One expectation per thread: a file of versions 1-3 is one, a version 4 file one per section,
+    # whose runs are sequences of their own on the thread's one track.
+    expected = [(p, t) for p in inputs for t in expected_threads(hubble, p)]
+    if len(threads) != len(expected):
+        fail(f"{len(threads)} thread tracks for {len(expected)} threads in the inputs")
     total = 0
-    for path in inputs:
-        h, want = steps(hubble, path)
+    for path, (h, want) in expected:
         matches = [(u, td, p) for u, (td, p) in threads.items()
                    if td.thread.tid == h.tid and td.thread.pid == h.pid and td.thread.thread_name == h.thread_name]
         if not matches:
@@ -186,8 +190,12 @@ def main():
             st = seqs.get(p.trusted_packet_sequence_id)
             if st is None or st["defaults"] is None or st["defaults"].track_event_defaults.track_uuid != uuid:
                 fail(f"{path}: sequence defaults do not point at the thread track")
-            got = [(ts, kind, name) for (track, ts, kind, name) in st["events"]]
-            if any(track != uuid for (track, *_rest) in st["events"]):
+            on_track = [st2 for _, st2 in sorted(seqs.items())
+                        if st2["defaults"] is not None
+                        and st2["defaults"].track_event_defaults.track_uuid == uuid]
+            events = [e for st2 in on_track for e in st2["events"]]
+            got = [(ts, kind, name) for (track, ts, kind, name) in events]
+            if any(track != uuid for (track, *_rest) in events):
                 fail(f"{path}: events on a foreign track")
             if got == want:
                 found = True
@@ -199,7 +207,7 @@ def main():
         if not found:
             fail(f"{path}: not matched")
         total += len(want)
-    print(f"check_perfetto: OK: {len(packets)} packets, {len(inputs)} thread(s), {total} slice "
+    print(f"check_perfetto: OK: {len(packets)} packets, {len(expected)} thread(s), {total} slice "
           f"begin/end events identical to the decoder's")
 
 

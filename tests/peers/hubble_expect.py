@@ -1,5 +1,7 @@
 """What `hubble export` must write, computed independently of the exporters.
 
+A version 4 file (many threads) gives one expectation per thread (`threads`).
+
 Events come from `hubble decode` (the trace-format owners' decoder, Nanoscope text:
 `<ns>:<name>` / `<ns>:POP`, ns = floor(counter * 1e9 / hz)); the header fields are read straight
 from the file (docs/trace-format.md). From these, per thread: the exact timer counters
@@ -9,6 +11,7 @@ reference counter, and every time placed on the wall clock:
     wall(c) = wall_clock_ns - floor((reference - c) * 1e9 / hz).
 """
 
+import re
 import struct
 import subprocess
 
@@ -99,6 +102,128 @@ def steps(hubble, path):
     end = h.wall_ns(max(h.reference, last))
     result += [(end, "E", None)] * depth
     return h, result
+
+
+class ThreadHeader:
+    """What a version 4 file says about one thread, and the process fields it shares."""
+
+    def __init__(self, process, tid, thread_name):
+        self.hz, self.reference, self.wall = process.hz, process.reference, process.wall
+        self.pid, self.process_name = process.pid, process.process_name
+        self.tid, self.thread_name = tid, thread_name
+
+    def wall_ns(self, counter):
+        return Header.wall_ns(self, counter)
+
+
+class ProcessHeader:
+    """A version 4 file's header and thread sections (docs/trace-format.md §5, "Version 4"),
+    read here from the bytes: the fields the checks need, each thread's tid, name and runs."""
+
+    def __init__(self, path):
+        with open(path, "rb") as f:
+            data = f.read()
+        if data[:8] != b"HUBBLTRC" or struct.unpack_from("<H", data, 8)[0] != 4:
+            raise ValueError(f"{path}: not a version 4 hubble trace")
+        metadata, threads = data[11], struct.unpack_from("<I", data, 12)[0]
+        (self.hz, self.reference, self.wall) = struct.unpack_from("<QQQ", data, 16)
+        (self.pid, symbols) = struct.unpack_from("<II", data, 40)
+        pos = 48
+
+        def string():
+            nonlocal pos
+            (n,) = struct.unpack_from("<H", data, pos)
+            pos += 2 + n
+            return data[pos - n : pos].decode()
+
+        self.process_name = string()
+        self.reason = string()
+        for _ in range(symbols):
+            pos += 8
+            string()
+        for _ in range(2 * metadata):
+            string()
+        self.threads = []
+        for _ in range(threads):
+            (tid, runs, anchors) = struct.unpack_from("<III", data, pos)
+            pos += 12
+            name = string()
+            pos += 16 * anchors
+            seqs = []
+            for _ in range(runs):
+                (first, blocks, _ticket, _counter, slots) = struct.unpack_from("<IIQQQ", data, pos)
+                pos += 32 + 8 * slots
+                seqs.append((first, first + blocks - 1))
+            self.threads.append((ThreadHeader(self, tid, name), seqs))
+
+
+RUN = re.compile(r"^thread (\d+) (.*), run (\d+) of (\d+), seq (\d+)\.\.(\d+)$")
+
+
+def is_v4(path):
+    with open(path, "rb") as f:
+        head = f.read(10)
+    return head[:8] == b"HUBBLTRC" and struct.unpack_from("<H", head, 8)[0] == 4
+
+
+def threads(hubble, path):
+    """[(header, steps)] per thread of a file of any version: one for versions 1-3 (`steps`),
+    one per thread section for version 4. A version 4 thread's runs come from `hubble decode
+    --format ticks` (a `thread <tid> <name>, run k of n, seq a..b` line before each, checked
+    against the file's own sections); each run is balanced on its own: frames cut at its start
+    open at its first event, frames open at its end close at the flush (the thread's newest run)
+    or at its newest event (an older one, which is placed on the wall clock through that event's
+    counter L: wall(L) - floor((L - c) * 1e9 / hz), docs/trace-format.md §5)."""
+    if not is_v4(path):
+        return [steps(hubble, path)]
+    p = ProcessHeader(path)
+    ticks = subprocess.run([hubble, "decode", "--format", "ticks", path], check=True,
+                           capture_output=True, text=True).stdout.splitlines()
+    text = subprocess.run([hubble, "decode", path], check=True, capture_output=True,
+                          text=True).stdout.splitlines()
+    assert len(ticks) == len(text), "ticks and Nanoscope text differ in length"
+    runs = []  # (tid, name, k, n, first, last, events)
+    for t, n in zip(ticks, text):
+        m = RUN.match(t)
+        if m:
+            assert t == n, f"run headers differ: {t} / {n}"
+            tid, name, k, count, first, last = m.groups()
+            runs.append((int(tid), name, int(k), int(count), int(first), int(last), []))
+        elif t.startswith("records lost before this run"):
+            assert t == n
+        else:
+            counter, _, name = t.partition(":")
+            ns, _, name2 = n.partition(":")
+            assert name == name2 and int(ns) == int(counter) * 10**9 // p.hz, f"{t} vs {n}"
+            runs[-1][6].append((int(counter), None if name == "POP" else name))
+    out = []
+    for h, seqs in p.threads:
+        mine = [r for r in runs if r[0] == h.tid]
+        assert [(r[4], r[5]) for r in mine] == seqs, f"{path}: tid {h.tid}: runs {mine} vs {seqs}"
+        assert all(r[1] == h.thread_name and r[3] == len(seqs) for r in mine)
+        result = []
+        for k, (_, _, _, _, _, _, events) in enumerate(mine):
+            newest = k + 1 == len(mine)
+            last = events[-1][0]
+
+            def wall(c, newest=newest, last=last):
+                if newest:
+                    return h.wall_ns(c)
+                return h.wall_ns(last) - (last - c) * 10**9 // h.hz
+
+            depth = lowest = 0
+            for _, name in events:
+                depth += 1 if name is not None else -1
+                lowest = min(lowest, depth)
+            result += [(wall(events[0][0]), "B", BEFORE)] * (-lowest)
+            depth = -lowest
+            for counter, name in events:
+                result.append((wall(counter), "E" if name is None else "B", name))
+                depth += -1 if name is None else 1
+            end = max(h.reference, last) if newest else last
+            result += [(wall(end), "E", None)] * depth
+        out.append((h, result))
+    return out
 
 
 PRIMS = {"void": "V", "boolean": "Z", "byte": "B", "char": "C", "short": "S", "int": "I",

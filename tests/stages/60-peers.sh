@@ -11,7 +11,9 @@
 #   - bad input: one-line error naming the file, exit 2, no output file.
 # Inputs are synthetic trace files (rust/export/examples/synth.rs): several threads, 64- and
 # 32-bit, wrapped rings (frames cut at the window start), different timer frequencies and
-# reference pairs, unresolved methods.
+# reference pairs, unresolved methods; and version 4 files (rust/export/examples/synth_threads.rs:
+# a many-thread pool's flush, threads with several runs and lost blocks), whose threads must be
+# one track / one thread each.
 set -euo pipefail
 # shellcheck source=../../scripts/lib/common.sh
 source "$(dirname "$0")/../../scripts/lib/common.sh"
@@ -27,6 +29,7 @@ fi
 (cd rust && nice -n 10 cargo build --locked --release -p hubble-cli -p hubble-export --bins --examples)
 HUBBLE="$HUBBLE_ROOT/rust/target/release/hubble"
 SYNTH="$HUBBLE_ROOT/rust/target/release/examples/synth"
+SYNTH_THREADS="$HUBBLE_ROOT/rust/target/release/examples/synth_threads"
 export HUBBLE
 PEERS="$HUBBLE_ROOT/tests/peers"
 WORK="$(mktemp -d)"
@@ -52,6 +55,9 @@ scenario() {  # scenario NAME SLOTS THREADS
 scenario three 8192 3      # 3 threads, 2 processes, 64+32-bit, wrapped and not
 scenario one 2048 1        # 1 thread, wrapped
 scenario big 262144 2      # 2 MiB rings
+# Version 4, one file per scenario (64- and 32-bit): the two files share tids.
+"$SYNTH_THREADS" "$WORK/v4" 2 >/dev/null
+mkdir -p "$WORK/v4-32" && mv "$WORK/v4/threads-1.hubble" "$WORK/v4-32/"
 
 check_all() {  # check_all SCENARIO
   local d="$WORK/$1" files
@@ -67,7 +73,7 @@ check_all() {  # check_all SCENARIO
   hottest="$("$HUBBLE" top --json -n 1 "${files[@]}" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["method"])')"
   python3 "$PEERS/check_json_svg.py" svg "$d/out.svg" "$hottest"
 }
-for s in three one big; do t "peers read the $s-thread scenario" check_all "$s"; done
+for s in three one big v4 v4-32; do t "peers read the $s scenario" check_all "$s"; done
 
 # The checkers can fail: the same output against other inputs, and a flipped record.
 must_fail() { if "$@" >"$WORK/neg" 2>&1; then cat "$WORK/neg"; return 1; fi; grep -q FAIL "$WORK/neg"; }
@@ -102,6 +108,26 @@ PY
   must_fail python3 "$PEERS/check_perfetto.py" "$HUBBLE" "$WORK/bad.pftrace" "$WORK/three/"*.hubble
 }
 t "perfetto check rejects a timestamp delta 1 ns off" corrupt_perfetto
+split_v4_track() {
+  # A v4 thread's later run moved to a track of its own: the thread is no longer one track.
+  python3 - "$WORK/v4/out.pftrace" "$WORK/split.pftrace" <<'PY'
+import collections, sys
+from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
+t = pb.Trace()
+t.ParseFromString(open(sys.argv[1], "rb").read())
+seqs = collections.defaultdict(list)
+for p in t.packet:
+    if p.HasField("trace_packet_defaults"):
+        seqs[p.trace_packet_defaults.track_event_defaults.track_uuid].append(p)
+shared = next(ps for ps in seqs.values() if len(ps) > 1)
+shared[-1].trace_packet_defaults.track_event_defaults.track_uuid ^= 1 << 40
+open(sys.argv[2], "wb").write(t.SerializeToString())
+PY
+  must_fail python3 "$PEERS/check_perfetto.py" "$HUBBLE" "$WORK/split.pftrace" "$WORK/v4/"*.hubble
+}
+t "perfetto check rejects a v4 thread split over two tracks" split_v4_track
+t "dmtracedump check rejects a v4 file against another" must_fail \
+  python3 "$PEERS/check_dmtracedump.py" "$HUBBLE" "$WORK/v4/out.trace" "$WORK/v4-32/"*.hubble
 
 bad_input() {
   local rc=0 files=("$WORK/one/"*.hubble)

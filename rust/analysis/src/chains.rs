@@ -37,10 +37,34 @@ pub struct Chain {
 
 /// The chains of `inputs` in the last `last_ns` before each flush (`None`: the whole window).
 pub fn chains(inputs: &[Input<'_>], last_ns: Option<u64>, rank: Rank) -> Result<Vec<Chain>> {
+    let ends: Vec<u64> = inputs
+        .iter()
+        .map(|i| i.file.header.reference_counter)
+        .collect();
+    chains_before(inputs, &ends, last_ns, rank)
+}
+
+/// [`chains`] in the last `last_ns` before `ends[i]` for input `i`: the flush of the file an
+/// input came from. A run of a version 4 file that is not its thread's newest ends before the
+/// flush (its reference is its own newest record, `ThreadsFile::into_run_files`), and the
+/// window is the flush's, the same for every thread of the process.
+pub fn chains_before(
+    inputs: &[Input<'_>],
+    ends: &[u64],
+    last_ns: Option<u64>,
+    rank: Rank,
+) -> Result<Vec<Chain>> {
+    if ends.len() != inputs.len() {
+        return Err(hubble_export::ExportError::Unsupported(format!(
+            "{} flush times for {} inputs",
+            ends.len(),
+            inputs.len()
+        ))
+        .into());
+    }
     let mut by_path: HashMap<Vec<String>, (u64, u64)> = HashMap::new();
-    for input in inputs {
+    for (input, &hi) in inputs.iter().zip(ends) {
         let h = &input.file.header;
-        let hi = h.reference_counter;
         let lo = match last_ns {
             Some(ns) => {
                 let ticks = u128::from(ns) * u128::from(h.timer_hz) / 1_000_000_000;

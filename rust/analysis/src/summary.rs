@@ -9,7 +9,7 @@
 
 use serde::Serialize;
 
-use crate::chains::{chains, Rank};
+use crate::chains::{chains_before, Rank};
 use crate::signatures::{matches, Signature};
 use crate::top::top;
 use crate::{Input, Result};
@@ -110,6 +110,21 @@ pub fn summarize(
     signatures: &[Signature],
     options: Options,
 ) -> Result<Summary> {
+    let ends: Vec<u64> = inputs
+        .iter()
+        .map(|i| i.file.header.reference_counter)
+        .collect();
+    summarize_before(inputs, &ends, signatures, options)
+}
+
+/// [`summarize`] with the chains' window ending at `ends[i]` for input `i`
+/// ([`crate::chains::chains_before`]).
+pub fn summarize_before(
+    inputs: &[Input<'_>],
+    ends: &[u64],
+    signatures: &[Signature],
+    options: Options,
+) -> Result<Summary> {
     let mut methods: Vec<TopMethod> = Vec::new();
     for m in top(inputs)? {
         let name = scrub(&m.method);
@@ -148,7 +163,7 @@ pub fn summarize(
             })
             .collect()
     };
-    let chains = chains(inputs, Some(options.chain_window_ns), Rank::Time)?
+    let chains = chains_before(inputs, ends, Some(options.chain_window_ns), Rank::Time)?
         .into_iter()
         .filter(|c| c.self_ns > 0)
         .take(options.chains)

@@ -82,6 +82,66 @@ pub struct ThreadTasks {
 
 /// The report for `inputs` (one entry per input).
 pub fn tasks(inputs: &[Input<'_>]) -> Result<Vec<ThreadTasks>> {
+    tasks_threads(inputs, &hubble_export::one_thread_per_input(inputs.len()))
+}
+
+/// The report for `inputs`, input `i` in thread `threads[i]`: one entry per thread, in the order
+/// threads first appear, its inputs' executions and scheduling calls added up (the runs of a
+/// version 4 file's thread).
+pub fn tasks_threads(inputs: &[Input<'_>], threads: &[usize]) -> Result<Vec<ThreadTasks>> {
+    if threads.len() != inputs.len() {
+        return Err(hubble_export::ExportError::Unsupported(format!(
+            "{} thread numbers for {} inputs",
+            threads.len(),
+            inputs.len()
+        ))
+        .into());
+    }
+    let mut merged: Vec<(usize, ThreadTasks)> = Vec::new();
+    for (report, &thread) in per_input(inputs)?.into_iter().zip(threads) {
+        match merged.iter_mut().find(|(t, _)| *t == thread) {
+            None => merged.push((thread, report)),
+            Some((_, into)) => {
+                for e in report.executions {
+                    match into
+                        .executions
+                        .iter_mut()
+                        .find(|x| x.task == e.task && x.dispatcher == e.dispatcher)
+                    {
+                        Some(x) => {
+                            x.count += e.count;
+                            x.total_ns += e.total_ns;
+                            x.max_ns = x.max_ns.max(e.max_ns);
+                            x.over_16ms += e.over_16ms;
+                        }
+                        None => into.executions.push(e),
+                    }
+                }
+                for (api, n) in report.scheduled {
+                    *into.scheduled.entry(api).or_default() += n;
+                }
+            }
+        }
+    }
+    Ok(merged
+        .into_iter()
+        .map(|(_, mut t)| {
+            sort_executions(&mut t.executions);
+            t
+        })
+        .collect())
+}
+
+fn sort_executions(executions: &mut [TaskStats]) {
+    executions.sort_by(|a, b| {
+        b.total_ns
+            .cmp(&a.total_ns)
+            .then_with(|| a.task.cmp(&b.task))
+    });
+}
+
+/// One report per input.
+fn per_input(inputs: &[Input<'_>]) -> Result<Vec<ThreadTasks>> {
     let mut out = Vec::new();
     for input in inputs {
         let symbols = &input.file.symbols;
@@ -138,11 +198,7 @@ pub fn tasks(inputs: &[Input<'_>]) -> Result<Vec<ThreadTasks>> {
                 },
             )
             .collect();
-        executions.sort_by(|a, b| {
-            b.total_ns
-                .cmp(&a.total_ns)
-                .then_with(|| a.task.cmp(&b.task))
-        });
+        sort_executions(&mut executions);
         out.push(ThreadTasks {
             thread: input.file.header.thread_name.clone(),
             tid: input.file.header.tid,

@@ -9,7 +9,7 @@ use clap::ValueEnum;
 use hubble_analysis::{chains, ms, signatures, summary, top};
 
 use crate::output::with_output;
-use crate::peers_input::{inputs, load_all};
+use crate::peers_input::{flushes, inputs, load_all, threads};
 
 #[derive(clap::Args)]
 pub struct Common {
@@ -161,7 +161,10 @@ pub fn run_chains(args: ChainsArgs) -> Result<()> {
         By::Time => chains::Rank::Time,
         By::Depth => chains::Rank::Depth,
     };
-    let found = limit(chains::chains(&inputs(&loaded), window, rank)?, args.limit);
+    let found = limit(
+        chains::chains_before(&inputs(&loaded), &flushes(&loaded), window, rank)?,
+        args.limit,
+    );
     with_output(args.common.output.as_deref(), |out| {
         if args.common.json {
             return json(out, &found);
@@ -234,7 +237,7 @@ pub fn run_summary(args: SummaryArgs) -> Result<()> {
         return crate::parquet::summaries(&args.common.files, dir, &sigs, options, &meta);
     }
     let loaded = load_all(&args.common.files)?;
-    let report = summary::summarize(&inputs(&loaded), &sigs, options)?;
+    let report = summary::summarize_before(&inputs(&loaded), &flushes(&loaded), &sigs, options)?;
     with_output(args.common.output.as_deref(), |out| {
         if args.common.json {
             return json(out, &report);
@@ -277,7 +280,7 @@ pub fn run_summary(args: SummaryArgs) -> Result<()> {
 
 pub fn run_tasks(args: Common) -> Result<()> {
     let loaded = load_all(&args.files)?;
-    let report = hubble_analysis::tasks::tasks(&inputs(&loaded))?;
+    let report = hubble_analysis::tasks::tasks_threads(&inputs(&loaded), &threads(&loaded))?;
     with_output(args.output.as_deref(), |out| {
         if args.json {
             return json(out, &report);

@@ -66,7 +66,14 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<()> {
     let loaded = match (&args.file, &args.raw) {
-        (Some(path), None) => input::load_trace(path)?,
+        (Some(path), None) => match input::load_any(path)? {
+            input::Any::Single(loaded) => *loaded,
+            input::Any::Threads(runs) => {
+                return with_output(args.output.as_deref(), |out| {
+                    write_threads(&runs, args.format, out)
+                })
+            }
+        },
         (None, Some(path)) => input::load_raw(&RawRing {
             path,
             mode: match args.mode {
@@ -111,7 +118,53 @@ fn write_events(loaded: &Loaded, out: &mut dyn Write, time: impl Fn(u64) -> u64)
     Ok(())
 }
 
+/// A version 4 file: each thread's runs in order, each under a line naming the thread, the run
+/// and its blocks' `seq` span, with a line before a run that follows lost records (blocks the
+/// pool overwrote or records it dropped: `seq` values missing).
+fn write_threads(runs: &[input::LoadedRun], format: Format, out: &mut dyn Write) -> Result<()> {
+    for r in runs {
+        let h = &r.loaded.file.header;
+        writeln!(
+            out,
+            "thread {} {}, run {} of {}, seq {}..{}",
+            h.tid,
+            h.thread_name,
+            r.run + 1,
+            r.runs,
+            r.seq.first,
+            r.seq.last
+        )?;
+        if r.seq.lost_before > 0 {
+            writeln!(
+                out,
+                "records lost before this run ({} seq missing: blocks overwritten or records \
+                 dropped)",
+                r.seq.lost_before
+            )?;
+        }
+        match format {
+            Format::Nanoscope => write_nanoscope(&r.loaded, out)?,
+            Format::Ticks => write_events(&r.loaded, out, |counter| counter)?,
+            Format::Tree => write_tree_ending(
+                &r.loaded,
+                out,
+                if r.run + 1 == r.runs {
+                    " (running at flush)"
+                } else {
+                    " (open at the run's end)"
+                },
+            )?,
+        }
+    }
+    Ok(())
+}
+
 fn write_tree(loaded: &Loaded, out: &mut dyn Write) -> Result<()> {
+    write_tree_ending(loaded, out, " (running at flush)")
+}
+
+/// The call tree; frames still open at the window's end are marked with `open_mark`.
+fn write_tree_ending(loaded: &Loaded, out: &mut dyn Write, open_mark: &str) -> Result<()> {
     let hz = loaded.file.header.timer_hz;
     let tree = hubble_format::build_tree(
         &loaded.decoded.events,
@@ -124,11 +177,7 @@ fn write_tree(loaded: &Loaded, out: &mut dyn Write) -> Result<()> {
             None => String::from("<entered before the window>"),
         };
         let us = counter_to_ns(frame.duration(), hz) as f64 / 1000.0;
-        let open = if frame.open_at_end {
-            " (running at flush)"
-        } else {
-            ""
-        };
+        let open = if frame.open_at_end { open_mark } else { "" };
         writeln!(
             out,
             "{:indent$}{name}  {us:.3} us{open}",

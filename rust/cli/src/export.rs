@@ -7,7 +7,7 @@ use clap::ValueEnum;
 use hubble_export::Input;
 
 use crate::output::with_output;
-use crate::peers_input::{inputs, load_all};
+use crate::peers_input::{inputs, load_all, threads};
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum Format {
@@ -56,15 +56,20 @@ pub fn run(args: Args) -> Result<()> {
     );
     let loaded = load_all(&args.files)?;
     let inputs: Vec<Input<'_>> = inputs(&loaded);
+    // Which thread each input is: runs of one thread in a version 4 file share it.
+    let threads = threads(&loaded);
     let bar = crate::peers_input::progress(&loaded, "exporting");
     let result = with_output(Some(&args.output), |out| {
+        use hubble_export::{android_trace, chrome, folded, nanoscope, perfetto};
         match args.format {
-            Format::Perfetto => hubble_export::perfetto::write(&inputs, out)?,
-            Format::Trace => hubble_export::android_trace::write(&inputs, out)?,
-            Format::ChromeJson => hubble_export::chrome::write(&inputs, out)?,
-            Format::Folded => hubble_export::folded::write_folded(&inputs, out)?,
-            Format::Svg => hubble_export::folded::write_svg(&inputs, "Hubble method trace", out)?,
-            Format::Nanoscope => hubble_export::nanoscope::write(&inputs, out)?,
+            Format::Perfetto => perfetto::write_threads(&inputs, &threads, out)?,
+            Format::Trace => android_trace::write_threads(&inputs, &threads, out)?,
+            Format::ChromeJson => chrome::write_threads(&inputs, &threads, out)?,
+            Format::Folded => folded::write_folded_threads(&inputs, &threads, out)?,
+            Format::Svg => {
+                folded::write_svg_threads(&inputs, &threads, "Hubble method trace", out)?
+            }
+            Format::Nanoscope => nanoscope::write_threads(&inputs, &threads, out)?,
             Format::Parquet => unreachable!("handled above"),
         }
         Ok(())

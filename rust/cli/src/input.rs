@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use hubble_format::{DecodedTrace, Mode, RingView, TraceFile};
+use hubble_format::{DecodedTrace, Mode, RingView, Trace, TraceFile};
 
 /// A decoded input: events plus what is needed to name and place them.
 pub struct Loaded {
@@ -13,17 +13,61 @@ pub struct Loaded {
     pub decoded: DecodedTrace,
 }
 
-/// Reads, verifies and decodes a trace file.
-pub fn load_trace(path: &Path) -> Result<Loaded> {
-    let file = TraceFile::read(path).with_context(|| format!("{}", path.display()))?;
-    let decoded = file
-        .decode_events()
-        .with_context(|| format!("{}", path.display()))?;
-    Ok(Loaded {
-        path: path.to_owned(),
-        file,
-        decoded,
-    })
+/// A trace file of any version, decoded.
+pub enum Any {
+    /// Versions 1–3: one thread's window.
+    Single(Box<Loaded>),
+    /// Version 4: every run of every thread, threads by tid, runs oldest first.
+    Threads(Vec<LoadedRun>),
+}
+
+/// One run of a version 4 file, decoded as a window of its own (`ThreadsFile::into_run_files`).
+pub struct LoadedRun {
+    pub loaded: Loaded,
+    /// Index of the run in its thread, and the thread's run count.
+    pub run: usize,
+    pub runs: usize,
+    pub seq: hubble_format::RunSeq,
+}
+
+/// Reads, verifies and decodes a trace file of any version.
+pub fn load_any(path: &Path) -> Result<Any> {
+    let name = || format!("{}", path.display());
+    match Trace::read(path).with_context(name)? {
+        Trace::Single(file) => {
+            let decoded = file.decode_events().with_context(name)?;
+            Ok(Any::Single(Box::new(Loaded {
+                path: path.to_owned(),
+                file,
+                decoded,
+            })))
+        }
+        Trace::Threads(file) => {
+            let mut out = Vec::new();
+            for r in file.into_run_files() {
+                let decoded = r.file.decode_events().with_context(|| {
+                    format!(
+                        "{} (tid {}, run {} of {})",
+                        path.display(),
+                        r.file.header.tid,
+                        r.run + 1,
+                        r.runs
+                    )
+                })?;
+                out.push(LoadedRun {
+                    loaded: Loaded {
+                        path: path.to_owned(),
+                        file: r.file,
+                        decoded,
+                    },
+                    run: r.run,
+                    runs: r.runs,
+                    seq: r.seq,
+                });
+            }
+            Ok(Any::Threads(out))
+        }
+    }
 }
 
 /// The parameters of a raw ring dump.

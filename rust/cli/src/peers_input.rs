@@ -1,17 +1,26 @@
 //! Inputs of `export` and the analyses: trace files read and verified (not decoded: the
-//! writers decode on the fly), named by their paths in every error.
+//! writers decode on the fly), named by their paths in every error. A version 4 file (every
+//! thread of a process) becomes one input per run of each thread
+//! (`ThreadsFile::into_run_files`), the runs of a thread sharing one thread number, so the
+//! writers give the thread one track and the analyses one report.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use hubble_export::Input;
-use hubble_format::TraceFile;
+use hubble_format::{Trace, TraceFile};
 use indicatif::{ProgressBar, ProgressStyle};
 
-/// A verified trace file and its path.
+/// A verified trace file (or one run of a version 4 file) and its name.
 pub struct Loaded {
     pub name: String,
     pub file: TraceFile,
+    /// The thread it belongs to: one number per file of versions 1–3, one per thread section of
+    /// a version 4 file, distinct across files.
+    pub thread: usize,
+    /// The flush's reference counter (a version 4 run that is not its thread's newest ends
+    /// before it).
+    pub flush: u64,
 }
 
 /// Whether progress bars may be drawn (stderr is a terminal).
@@ -54,11 +63,18 @@ pub fn load_all(paths: &[PathBuf]) -> Result<Vec<Loaded>> {
         None
     };
     let mut out = Vec::with_capacity(paths.len());
+    let mut threads = 0;
     for path in paths {
         if let Some(bar) = &bar {
             bar.set_message(path.display().to_string());
         }
-        out.push(load(path)?);
+        let mut loaded = load(path)?;
+        let first = threads;
+        for l in &mut loaded {
+            l.thread += first;
+            threads = threads.max(l.thread + 1);
+        }
+        out.extend(loaded);
         if let Some(bar) = &bar {
             bar.inc(std::fs::metadata(path).map_or(0, |m| m.len()));
         }
@@ -69,13 +85,46 @@ pub fn load_all(paths: &[PathBuf]) -> Result<Vec<Loaded>> {
     Ok(out)
 }
 
-/// Reads and verifies one file.
-pub fn load(path: &Path) -> Result<Loaded> {
-    let file = TraceFile::read(path).with_context(|| format!("{}", path.display()))?;
-    Ok(Loaded {
-        name: path.display().to_string(),
-        file,
+/// Reads and verifies one file: one input, or one per run of a version 4 file, with thread
+/// numbers from 0.
+pub fn load(path: &Path) -> Result<Vec<Loaded>> {
+    let trace = Trace::read(path).with_context(|| format!("{}", path.display()))?;
+    Ok(match trace {
+        Trace::Single(file) => vec![Loaded {
+            name: path.display().to_string(),
+            flush: file.header.reference_counter,
+            file,
+            thread: 0,
+        }],
+        Trace::Threads(file) => {
+            let flush = file.header.reference_counter;
+            file.into_run_files()
+                .into_iter()
+                .map(|r| Loaded {
+                    name: format!(
+                        "{} (tid {}, run {} of {})",
+                        path.display(),
+                        r.file.header.tid,
+                        r.run + 1,
+                        r.runs
+                    ),
+                    file: r.file,
+                    thread: r.section,
+                    flush,
+                })
+                .collect()
+        }
     })
+}
+
+/// The thread number of every input ([`inputs`]' order).
+pub fn threads(loaded: &[Loaded]) -> Vec<usize> {
+    loaded.iter().map(|l| l.thread).collect()
+}
+
+/// The flush counter of every input ([`inputs`]' order).
+pub fn flushes(loaded: &[Loaded]) -> Vec<u64> {
+    loaded.iter().map(|l| l.flush).collect()
 }
 
 /// The writers' view of the loaded files.

@@ -16,8 +16,10 @@
 //! does. Frames entered before the window get an entry at the window start, frames running at
 //! the flush an exit at the flush, so every thread balances. Thread ids are 16 bits in this
 //! format and `dmtracedump` indexes a 32768-entry table with them: tids are kept when every
-//! input's tid is below 32768 and distinct, otherwise inputs are numbered 1, 2, … and the
-//! `*threads` names carry the real tid.
+//! thread's tid is below 32768 and distinct, otherwise threads are numbered 1, 2, … and the
+//! `*threads` names carry the real tid. A thread is an input with [`write`]; with
+//! [`write_threads`] the runs of one thread are one line of the `*threads` table and one
+//! thread id in the records (each run balanced, so the thread's records nest).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
@@ -35,27 +37,43 @@ pub const RECORD_LEN: u16 = 10;
 /// The method id of frames entered before the window.
 const BEFORE_ID: u32 = 1;
 
-/// The 16-bit thread ids used for `inputs`.
+/// The 16-bit thread ids used for `inputs`, one thread per input.
 pub fn thread_ids(inputs: &[Input<'_>]) -> Vec<u16> {
+    thread_ids_of(inputs, &crate::one_thread_per_input(inputs.len()))
+}
+
+/// The 16-bit thread ids used for `inputs`, input `i` in thread `threads[i]`: the tids when
+/// each is below 32768 and no two threads share one, else the threads numbered 1, 2, … in the
+/// order they first appear.
+pub fn thread_ids_of(inputs: &[Input<'_>], threads: &[usize]) -> Vec<u16> {
     let mut seen = HashSet::new();
-    let keep = inputs.iter().all(|i| {
-        i.file.header.tid > 0 && i.file.header.tid < 32768 && seen.insert(i.file.header.tid)
+    let keep = inputs.iter().enumerate().all(|(i, input)| {
+        let tid = input.file.header.tid;
+        tid > 0 && tid < 32768 && (!crate::first_of_thread(threads, i) || seen.insert(tid))
     });
+    let mut numbers: HashMap<usize, u16> = HashMap::new();
     inputs
         .iter()
-        .enumerate()
-        .map(|(n, i)| {
+        .zip(threads)
+        .map(|(input, t)| {
             if keep {
-                i.file.header.tid as u16
+                input.file.header.tid as u16
             } else {
-                n as u16 + 1
+                let next = numbers.len() as u16 + 1;
+                *numbers.entry(*t).or_insert(next)
             }
         })
         .collect()
 }
 
-/// Writes `inputs` as one `.trace` file.
+/// Writes `inputs` as one `.trace` file, one thread per input.
 pub fn write(inputs: &[Input<'_>], sink: &mut dyn Write) -> Result<()> {
+    write_threads(inputs, &crate::one_thread_per_input(inputs.len()), sink)
+}
+
+/// Writes `inputs` as one `.trace` file, input `i` in thread `threads[i]`.
+pub fn write_threads(inputs: &[Input<'_>], threads: &[usize], sink: &mut dyn Write) -> Result<()> {
+    crate::check_threads(inputs, threads)?;
     if inputs.len() >= 32768 {
         return Err(ExportError::Unsupported(
             "a .trace file holds fewer than 32768 threads".into(),
@@ -93,7 +111,7 @@ pub fn write(inputs: &[Input<'_>], sink: &mut dyn Write) -> Result<()> {
         .collect();
     drop(pointers);
 
-    let tids = thread_ids(inputs);
+    let tids = thread_ids_of(inputs, threads);
     let mut merged = Merged::new(&prepared);
     let start_ns = merged.peek_time().unwrap_or(0);
     let end_ns = prepared
@@ -122,7 +140,10 @@ pub fn write(inputs: &[Input<'_>], sink: &mut dyn Write) -> Result<()> {
         .iter()
         .zip(&tids)
         .any(|(i, t)| u32::from(*t) != i.file.header.tid);
-    for (input, tid) in inputs.iter().zip(&tids) {
+    for (i, (input, tid)) in inputs.iter().zip(&tids).enumerate() {
+        if !crate::first_of_thread(threads, i) {
+            continue;
+        }
         let h = &input.file.header;
         let name = clean(&h.thread_name);
         if remapped {

@@ -33,8 +33,15 @@ pub fn json_string(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
 }
 
-/// Writes `inputs` as one Chrome JSON trace.
+/// Writes `inputs` as one Chrome JSON trace, one thread per input.
 pub fn write(inputs: &[Input<'_>], sink: &mut dyn Write) -> Result<()> {
+    write_threads(inputs, &crate::one_thread_per_input(inputs.len()), sink)
+}
+
+/// Writes `inputs` as one Chrome JSON trace, input `i` in thread `threads[i]` (its events carry
+/// the thread's tid; the thread is named once).
+pub fn write_threads(inputs: &[Input<'_>], threads: &[usize], sink: &mut dyn Write) -> Result<()> {
+    crate::check_threads(inputs, threads)?;
     let prepared = prepare(inputs)?;
     let mut merged = Merged::new(&prepared);
     let origin = merged.peek_time().unwrap_or(0);
@@ -50,7 +57,7 @@ pub fn write(inputs: &[Input<'_>], sink: &mut dyn Write) -> Result<()> {
         first = false;
     };
     let mut seen_pids = std::collections::BTreeSet::new();
-    for input in inputs {
+    for (i, input) in inputs.iter().enumerate() {
         let h = &input.file.header;
         if seen_pids.insert(h.pid) {
             comma(&mut out);
@@ -59,6 +66,9 @@ pub fn write(inputs: &[Input<'_>], sink: &mut dyn Write) -> Result<()> {
             );
             json_string(&mut out, &h.process_name);
             out.extend_from_slice(b"}}");
+        }
+        if !crate::first_of_thread(threads, i) {
+            continue;
         }
         comma(&mut out);
         out.extend_from_slice(

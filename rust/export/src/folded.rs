@@ -4,7 +4,9 @@
 //! was current (self time); time with no frame open is not attributed. A path's ticks are added
 //! up over the thread and converted to ns once, so its value is the self time of its frames as
 //! `hubble top` and `chains` compute it (⌊ticks · 10⁹ / hz⌋), not a sum of per-step roundings.
-//! With more than one input, every stack is rooted at its thread (`<thread name> (tid N)`).
+//! With more than one thread, every stack is rooted at its thread (`<thread name> (tid N)`); a
+//! thread is an input, or with the `_threads` variants the inputs given one thread number (the
+//! runs of a version 4 file's thread), whose stacks add up under the one root.
 //! Stacks are kept in a prefix tree, so memory is one node per distinct call path, never per
 //! event.
 
@@ -66,6 +68,13 @@ impl Trie {
 
 /// The folded stacks of `inputs`, sorted, one `frames value` string each (value: self ns).
 pub fn folded_lines(inputs: &[Input<'_>]) -> Result<Vec<String>> {
+    folded_lines_threads(inputs, &crate::one_thread_per_input(inputs.len()))
+}
+
+/// [`folded_lines`] with input `i` in thread `threads[i]`.
+pub fn folded_lines_threads(inputs: &[Input<'_>], threads: &[usize]) -> Result<Vec<String>> {
+    crate::check_threads(inputs, threads)?;
+    let several = threads.iter().any(|t| *t != threads[0]);
     let prepared = prepare(inputs)?;
     // Node 0 is the root (no frame).
     let mut trie = Trie {
@@ -78,7 +87,7 @@ pub fn folded_lines(inputs: &[Input<'_>]) -> Result<Vec<String>> {
     };
     for p in &prepared {
         let input = p.input;
-        let base = if inputs.len() > 1 {
+        let base = if several {
             let h = &input.file.header;
             let n = trie.name(&format!("{} (tid {})", h.thread_name, h.tid));
             trie.child(0, n)
@@ -140,7 +149,16 @@ pub fn folded_lines(inputs: &[Input<'_>]) -> Result<Vec<String>> {
 
 /// Writes folded stacks.
 pub fn write_folded(inputs: &[Input<'_>], sink: &mut dyn Write) -> Result<()> {
-    for line in folded_lines(inputs)? {
+    write_folded_threads(inputs, &crate::one_thread_per_input(inputs.len()), sink)
+}
+
+/// [`write_folded`] with input `i` in thread `threads[i]`.
+pub fn write_folded_threads(
+    inputs: &[Input<'_>],
+    threads: &[usize],
+    sink: &mut dyn Write,
+) -> Result<()> {
+    for line in folded_lines_threads(inputs, threads)? {
         writeln!(sink, "{line}")?;
     }
     sink.flush()?;
@@ -149,7 +167,22 @@ pub fn write_folded(inputs: &[Input<'_>], sink: &mut dyn Write) -> Result<()> {
 
 /// Writes an inferno flame graph (SVG) of self time.
 pub fn write_svg(inputs: &[Input<'_>], title: &str, sink: &mut dyn Write) -> Result<()> {
-    let lines = folded_lines(inputs)?;
+    write_svg_threads(
+        inputs,
+        &crate::one_thread_per_input(inputs.len()),
+        title,
+        sink,
+    )
+}
+
+/// [`write_svg`] with input `i` in thread `threads[i]`.
+pub fn write_svg_threads(
+    inputs: &[Input<'_>],
+    threads: &[usize],
+    title: &str,
+    sink: &mut dyn Write,
+) -> Result<()> {
+    let lines = folded_lines_threads(inputs, threads)?;
     let mut options = inferno::flamegraph::Options::default();
     options.title = title.to_owned();
     options.count_name = "ns".to_owned();

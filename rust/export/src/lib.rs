@@ -11,6 +11,12 @@
 //! * [`folded`]: folded stacks and an inferno flame-graph SVG;
 //! * [`nanoscope`]: Nanoscope's text format (one thread).
 //!
+//! Each writer's `write` takes one thread per input; `write_threads` takes which thread each
+//! input belongs to ([`one_thread_per_input`] is what `write` passes), so the runs of one
+//! thread in a version 4 file (`hubble_format::ThreadsFile::into_run_files`: one input per run,
+//! runs of a thread never overlapping in time) share one Perfetto track, one `.trace` thread,
+//! one Chrome thread and one flame-graph root.
+//!
 //! Frames whose entry was overwritten before the flush (the ring wrapped) begin at the window
 //! start under the name [`BEFORE_WINDOW`]; frames still running at the flush end at the flush.
 
@@ -56,3 +62,25 @@ pub enum ExportError {
 
 /// Result of the writers.
 pub type Result<T> = std::result::Result<T, ExportError>;
+
+/// Each input its own thread: what the writers' `write` functions assume.
+pub fn one_thread_per_input(inputs: usize) -> Vec<usize> {
+    (0..inputs).collect()
+}
+
+/// Checks a `threads` argument: one entry per input.
+fn check_threads(inputs: &[Input<'_>], threads: &[usize]) -> Result<()> {
+    if threads.len() != inputs.len() {
+        return Err(ExportError::Unsupported(format!(
+            "{} thread numbers for {} inputs",
+            threads.len(),
+            inputs.len()
+        )));
+    }
+    Ok(())
+}
+
+/// Whether input `i` is the first of its thread (the one that names the thread).
+fn first_of_thread(threads: &[usize], i: usize) -> bool {
+    !threads[..i].contains(&threads[i])
+}

@@ -15,11 +15,26 @@ pub fn write(inputs: &[Input<'_>], sink: &mut dyn Write) -> Result<()> {
             inputs.len()
         )));
     }
+    write_threads(inputs, &[0], sink)
+}
+
+/// Writes the inputs of one thread (the runs of a version 4 file's thread, in time order) as
+/// Nanoscope text; `threads[i]` is input `i`'s thread and must be the same for all.
+pub fn write_threads(inputs: &[Input<'_>], threads: &[usize], sink: &mut dyn Write) -> Result<()> {
+    crate::check_threads(inputs, threads)?;
+    if threads.iter().any(|t| *t != threads[0]) {
+        return Err(ExportError::Unsupported(
+            "Nanoscope text holds one thread; got several".into(),
+        ));
+    }
     let prepared = prepare(inputs)?;
-    let symbols = &inputs[0].file.symbols;
-    for (_, ns, step) in Merged::new(&prepared) {
+    for (i, ns, step) in Merged::new(&prepared) {
         match step {
-            Step::Enter(method) => writeln!(sink, "{ns}:{}", names::display(symbols, method))?,
+            Step::Enter(method) => writeln!(
+                sink,
+                "{ns}:{}",
+                names::display(&inputs[i].file.symbols, method)
+            )?,
             Step::Exit => writeln!(sink, "{ns}:POP")?,
         }
     }

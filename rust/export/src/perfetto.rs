@@ -3,7 +3,9 @@
 //! * one clock snapshot declaring `BUILTIN_CLOCK_REALTIME` the trace's clock: every timestamp
 //!   is wall-clock nanoseconds from the file's reference pair, so threads of different files
 //!   line up;
-//! * one process track per pid and one thread track per input (a child of its process);
+//! * one process track per pid and one thread track per thread (a child of its process): per
+//!   input with [`write`], per thread with [`write_threads`], where the runs of one thread
+//!   share the track (each still on its own sequence, with its own interned names);
 //! * one packet sequence per input. It opens, as the Perfetto SDK's sequences do, with one
 //!   packet carrying `SEQ_INCREMENTAL_STATE_CLEARED`, the defaults (clock [`INCREMENTAL_CLOCK`],
 //!   the thread's track) and a clock snapshot that defines that sequence-scoped clock as
@@ -41,7 +43,7 @@ pub fn process_uuid(pid: u32) -> u64 {
     0x4855_4242_0000_0000 | u64::from(pid)
 }
 
-/// The track uuid of input `index` (a thread).
+/// The track uuid of thread `index` (the input's index with [`write`]).
 pub fn thread_uuid(index: usize, tid: u32) -> u64 {
     0x4855_4254_0000_0000 ^ ((index as u64 + 1) << 32) ^ u64::from(tid)
 }
@@ -475,8 +477,14 @@ impl<'w> Out<'w> {
     }
 }
 
-/// Writes `inputs` as one Perfetto trace.
+/// Writes `inputs` as one Perfetto trace, one track per input.
 pub fn write(inputs: &[Input<'_>], sink: &mut dyn Write) -> Result<()> {
+    write_threads(inputs, &crate::one_thread_per_input(inputs.len()), sink)
+}
+
+/// Writes `inputs` as one Perfetto trace, one track per thread: `threads[i]` is input `i`'s.
+pub fn write_threads(inputs: &[Input<'_>], threads: &[usize], sink: &mut dyn Write) -> Result<()> {
+    crate::check_threads(inputs, threads)?;
     let prepared = prepare(inputs)?;
     // Names are looked up by whichever thread has time (see `Merged::pipeline`).
     let naming = inputs.iter().map(Naming::new).collect::<Vec<_>>();
@@ -523,7 +531,7 @@ pub fn write(inputs: &[Input<'_>], sink: &mut dyn Write) -> Result<()> {
         let mut seqs = Vec::with_capacity(inputs.len());
         for (i, (input, p)) in inputs.iter().zip(&prepared).enumerate() {
             let h = &input.file.header;
-            let uuid = thread_uuid(i, h.tid);
+            let uuid = thread_uuid(threads[i], h.tid);
             let id = i as u32 + 1;
             let sequence_id =
                 Some(trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(id));
@@ -554,20 +562,23 @@ pub fn write(inputs: &[Input<'_>], sink: &mut dyn Write) -> Result<()> {
                 }),
                 ..Default::default()
             })?;
-            out.packet(&TracePacket {
-                data: Some(trace_packet::Data::TrackDescriptor(TrackDescriptor {
-                    uuid: Some(uuid),
-                    parent_uuid: Some(process_uuid(h.pid)),
-                    thread: Some(ThreadDescriptor {
-                        pid: Some(h.pid as i32),
-                        tid: Some(i64::from(h.tid)),
-                        thread_name: Some(h.thread_name.clone()),
-                    }),
+            // A thread's later runs write on the track its first run described.
+            if crate::first_of_thread(threads, i) {
+                out.packet(&TracePacket {
+                    data: Some(trace_packet::Data::TrackDescriptor(TrackDescriptor {
+                        uuid: Some(uuid),
+                        parent_uuid: Some(process_uuid(h.pid)),
+                        thread: Some(ThreadDescriptor {
+                            pid: Some(h.pid as i32),
+                            tid: Some(i64::from(h.tid)),
+                            thread_name: Some(h.thread_name.clone()),
+                        }),
+                        ..Default::default()
+                    })),
+                    optional_trusted_packet_sequence_id: sequence_id,
                     ..Default::default()
-                })),
-                optional_trusted_packet_sequence_id: sequence_id,
-                ..Default::default()
-            })?;
+                })?;
+            }
             // The symbol table is known up front: its names are interned once, each under its
             // place in the index.
             let symbols = &input.file.symbols;

@@ -172,20 +172,20 @@ impl fmt::Display for FileError {
 #[cfg(feature = "std")]
 impl std::error::Error for FileError {}
 
-fn invalid(field: &'static str, problem: impl Into<String>) -> FileError {
+pub(crate) fn invalid(field: &'static str, problem: impl Into<String>) -> FileError {
     FileError::Invalid {
         field,
         problem: problem.into(),
     }
 }
 
-struct Reader<'a> {
-    bytes: &'a [u8],
-    pos: usize,
+pub(crate) struct Reader<'a> {
+    pub(crate) bytes: &'a [u8],
+    pub(crate) pos: usize,
 }
 
 impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], FileError> {
+    pub(crate) fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], FileError> {
         let end = self
             .pos
             .checked_add(n)
@@ -197,22 +197,22 @@ impl<'a> Reader<'a> {
         self.pos = end;
         Ok(out)
     }
-    fn u16(&mut self, what: &'static str) -> Result<u16, FileError> {
+    pub(crate) fn u16(&mut self, what: &'static str) -> Result<u16, FileError> {
         Ok(u16::from_le_bytes(
             self.take(2, what)?.try_into().expect("2 bytes"),
         ))
     }
-    fn u32(&mut self, what: &'static str) -> Result<u32, FileError> {
+    pub(crate) fn u32(&mut self, what: &'static str) -> Result<u32, FileError> {
         Ok(u32::from_le_bytes(
             self.take(4, what)?.try_into().expect("4 bytes"),
         ))
     }
-    fn u64(&mut self, what: &'static str) -> Result<u64, FileError> {
+    pub(crate) fn u64(&mut self, what: &'static str) -> Result<u64, FileError> {
         Ok(u64::from_le_bytes(
             self.take(8, what)?.try_into().expect("8 bytes"),
         ))
     }
-    fn string(&mut self, what: &'static str) -> Result<String, FileError> {
+    pub(crate) fn string(&mut self, what: &'static str) -> Result<String, FileError> {
         let len = usize::from(self.u16(what)?);
         if len > MAX_STRING {
             return Err(invalid(
@@ -522,7 +522,7 @@ pub fn encode_around<'s>(
 
 /// Metadata a reader can rely on: bounded in number and length, keys in one plain alphabet
 /// (so they are column names in every query engine, unquoted).
-fn check_metadata(metadata: &BTreeMap<String, String>) -> Result<(), FileError> {
+pub(crate) fn check_metadata(metadata: &BTreeMap<String, String>) -> Result<(), FileError> {
     if metadata.len() > MAX_METADATA {
         return Err(invalid(
             "metadata",
@@ -566,7 +566,7 @@ pub fn check_metadata_key(key: &str) -> Result<(), FileError> {
 /// Anchors must be what a runtime can produce: positions strictly increasing inside the window
 /// (so at most one per slot and position), bounds not increasing (an older position was seen
 /// earlier). A decoder would cope with any, but a file that breaks this is corrupt.
-fn check_anchors(anchors: &[TimeAnchor], window_slots: usize) -> Result<(), FileError> {
+pub(crate) fn check_anchors(anchors: &[TimeAnchor], window_slots: usize) -> Result<(), FileError> {
     for (i, a) in anchors.iter().enumerate() {
         if a.slots_after > window_slots as u64 {
             return Err(invalid(

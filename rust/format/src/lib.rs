@@ -5,7 +5,10 @@
 //!   the reverse decoder that reads a wrapped ring back from its write position.
 //! * [`time`]: recovery of full 64-bit timer values from the 32 bits each slot keeps.
 //! * [`tree`]: call-tree reconstruction (LIFO matching, frames cut by the window edges).
-//! * [`file`]: the self-describing, checksummed trace file written at flush.
+//! * [`file`]: the self-describing, checksummed trace file written at flush (one thread).
+//! * [`threads`]: version 4, a whole process in one file: one section per thread, each thread's
+//!   runs of pool blocks ([`pool`]).
+//! * [`trace`]: any version read as per-thread sections of runs.
 //!
 //! The codec needs only `alloc`; the `std` feature adds file I/O.
 #![no_std]
@@ -19,7 +22,9 @@ pub mod file;
 pub mod pool;
 pub mod ring;
 pub mod slot;
+pub mod threads;
 pub mod time;
+pub mod trace;
 pub mod tree;
 
 mod events;
@@ -30,5 +35,7 @@ pub use events::{
 pub use file::{FileError, TraceFile, TraceHeader};
 pub use ring::{decode, DecodeError, RingView, RingWriter, Window, WindowStart};
 pub use slot::{Mode, Record};
+pub use threads::{ProcessHeader, Run, ThreadSection, ThreadsFile};
 pub use time::{counter_to_ns, recover_timestamps, TimeAnchor, TimeBase, TimeError};
+pub use trace::{RunFile, RunRef, RunSeq, Section, Trace};
 pub use tree::{build_tree, CallTree, Frame, TreeOptions};

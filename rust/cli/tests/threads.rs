@@ -1,0 +1,240 @@
+//! `hubble` on version 4 files (every thread of a process, runs with gaps): `decode` and
+//! `info` against the test's model of the pool (`format/tests/common/pool_scenario.rs`), the
+//! exports and analyses wired one thread per section, and bad input.
+
+#[path = "../../format/tests/common/pool_scenario.rs"]
+mod scenario;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use hubble_format::Mode;
+use scenario::Scenario;
+
+fn hubble() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_hubble"))
+}
+
+fn run(cmd: &mut Command) -> (i32, String, String) {
+    let out = cmd.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// A scenario with a thread of several runs and one whose first run follows dropped records.
+fn scenario_with_gaps(mode: Mode) -> Scenario {
+    scenario::SEEDS
+        .map(|seed| scenario::build(mode, seed))
+        .find(|s| {
+            let runs = s.expected_runs();
+            runs.values().any(|r| r.len() > 1) && s.drops.iter().any(|(t, _)| runs.contains_key(t))
+        })
+        .expect("a seed with both gaps")
+}
+
+fn write(s: &Scenario, dir: &Path) -> PathBuf {
+    let path = dir.join("1764000000000-4242-anr.hubble");
+    std::fs::write(&path, s.file().to_bytes().unwrap()).unwrap();
+    path
+}
+
+/// What `hubble decode` must print, from the model: per thread (by tid) and run, the header
+/// line, the loss line when seq values are missing before the run, then the records, each time
+/// printed as `time(counter)`.
+fn expected_decode(s: &Scenario, time: impl Fn(u64) -> u64) -> String {
+    let mut out = String::new();
+    for (tid, runs) in s.expected_runs() {
+        let mut next = 0u32;
+        for (k, run) in runs.iter().enumerate() {
+            out += &format!(
+                "thread {tid} {}, run {} of {}, seq {}..{}\n",
+                s.thread_name(tid),
+                k + 1,
+                runs.len(),
+                run.first_seq,
+                run.last_seq
+            );
+            if run.first_seq != next {
+                out += &format!(
+                    "records lost before this run ({} seq missing: blocks overwritten or \
+                     records dropped)\n",
+                    run.first_seq - next
+                );
+            }
+            next = run.last_seq + 1;
+            for (m, c) in &run.records {
+                match m {
+                    Some(m) => out += &format!("{}:{}\n", time(*c), s.name(*m)),
+                    None => out += &format!("{}:POP\n", time(*c)),
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn decode_prints_each_threads_runs() {
+    for mode in [Mode::Bits64, Mode::Bits32] {
+        let s = scenario_with_gaps(mode);
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(&s, dir.path());
+        let hz = u128::from(s.timer_hz);
+        let (code, out, err) = run(hubble().arg("decode").arg(&path));
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(
+            out,
+            expected_decode(&s, |c| (u128::from(c) * 1_000_000_000 / hz) as u64)
+        );
+        assert!(out.contains("records lost before this run"));
+        let (code, out, _) = run(hubble().args(["decode", "--format", "ticks"]).arg(&path));
+        assert_eq!(code, 0);
+        assert_eq!(out, expected_decode(&s, |c| c));
+        // The tree marks frames open at an older run's end apart from those running at the flush.
+        let (code, out, _) = run(hubble().args(["decode", "--format", "tree"]).arg(&path));
+        assert_eq!(code, 0);
+        assert!(out.contains(", run 2 of "), "{out}");
+    }
+}
+
+#[test]
+fn info_lists_every_thread() {
+    let s = scenario_with_gaps(Mode::Bits64);
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&s, dir.path());
+    let (code, out, err) = run(hubble().arg("info").arg(&path));
+    assert_eq!(code, 0, "{err}");
+    let runs = s.expected_runs();
+    assert!(out.contains("format:          version 4"), "{out}");
+    assert!(out.contains("com.example.app (pid 4242)"), "{out}");
+    assert!(
+        out.contains(&format!("threads:         {} (", runs.len())),
+        "{out}"
+    );
+    for (tid, runs) in &runs {
+        let entries = runs
+            .iter()
+            .flat_map(|r| &r.records)
+            .filter(|r| r.0.is_some())
+            .count();
+        let exits = runs.iter().map(|r| r.records.len()).sum::<usize>() - entries;
+        let lost = runs.last().unwrap().last_seq + 1
+            - runs
+                .iter()
+                .map(|r| r.last_seq - r.first_seq + 1)
+                .sum::<u32>();
+        let line = format!(
+            "thread {tid} {}: {} run(s), seq {}..{}, {lost} seq missing, 1 anchor(s), {entries} \
+             entries, {exits} exits over ",
+            s.thread_name(*tid),
+            runs.len(),
+            runs[0].first_seq,
+            runs.last().unwrap().last_seq
+        );
+        assert!(out.contains(&line), "want {line:?} in\n{out}");
+    }
+}
+
+// The exports and analyses read every thread: one Perfetto track per thread, `tasks` one
+// report per thread, and a v3 file beside a v4 one stays a thread of its own.
+#[test]
+fn export_and_analyses_take_one_thread_per_section() {
+    let s = scenario_with_gaps(Mode::Bits64);
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&s, dir.path());
+    let runs = s.expected_runs();
+    let out = dir.path().join("out.pftrace");
+    let (code, _, err) = run(hubble()
+        .args(["export", "--format", "perfetto", "-o"])
+        .arg(&out)
+        .arg(&path));
+    assert_eq!(code, 0, "{err}");
+    let bytes = std::fs::read(&out).unwrap();
+    let file = s.file();
+    let run_files = file.clone().into_run_files();
+    let inputs: Vec<hubble_export::Input<'_>> = run_files
+        .iter()
+        .map(|r| hubble_export::Input {
+            file: &r.file,
+            name: "x",
+        })
+        .collect();
+    let threads: Vec<usize> = run_files.iter().map(|r| r.section).collect();
+    let mut want = Vec::new();
+    hubble_export::perfetto::write_threads(&inputs, &threads, &mut want).unwrap();
+    assert_eq!(bytes, want);
+
+    let (code, out, err) = run(hubble().args(["tasks", "--json"]).arg(&path));
+    assert_eq!(code, 0, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let tids: Vec<u64> = report
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["tid"].as_u64().unwrap())
+        .collect();
+    assert_eq!(tids, runs.keys().map(|t| u64::from(*t)).collect::<Vec<_>>());
+
+    // Beside a v3 file whose tid is one of the v4 file's: still two threads in `.trace`.
+    let mut v3 = run_files
+        .iter()
+        .find(|r| r.run + 1 == r.runs)
+        .unwrap()
+        .file
+        .clone();
+    v3.header.ring_bytes = v3.window.len() as u64 * 8;
+    v3.header.write_pos = v3.header.ring_bytes;
+    let v3_path = dir.path().join("v3.hubble");
+    v3.write_atomic(&v3_path).unwrap();
+    let trace = dir.path().join("out.trace");
+    let (code, _, err) = run(hubble()
+        .args(["export", "--format", "trace", "-o"])
+        .arg(&trace)
+        .arg(&path)
+        .arg(&v3_path));
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read(&trace).unwrap();
+    let key =
+        String::from_utf8_lossy(&text[..text.windows(5).position(|w| w == b"*end\n").unwrap()]);
+    let lines = key
+        .split("*threads\n")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .take_while(|l| !l.starts_with('*'))
+        .count();
+    assert_eq!(lines, runs.len() + 1, "{key}");
+}
+
+// A cut or corrupt v4 file: exit 2, one line naming the file, no output left behind.
+#[test]
+fn a_broken_v4_file_is_one_line_naming_it() {
+    let s = scenario_with_gaps(Mode::Bits64);
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = s.file().to_bytes().unwrap();
+    let cut = dir.path().join("cut.hubble");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let mut flipped = bytes.clone();
+    flipped[bytes.len() / 3] ^= 0x10;
+    let bad = dir.path().join("bad.hubble");
+    std::fs::write(&bad, &flipped).unwrap();
+    for (file, what) in [(&cut, "truncated"), (&bad, "")] {
+        for args in [
+            vec!["decode"],
+            vec!["info"],
+            vec!["top"],
+            vec!["export", "--format", "perfetto", "-o", "never.pftrace"],
+        ] {
+            let (code, out, err) = run(hubble().current_dir(dir.path()).args(&args).arg(file));
+            assert_eq!(code, 2, "{args:?}: {out}{err}");
+            assert_eq!(err.lines().count(), 1, "{err}");
+            assert!(err.contains(&file.display().to_string()), "{err}");
+            assert!(err.contains(what), "{err}");
+            assert!(out.is_empty());
+        }
+    }
+    assert!(!dir.path().join("never.pftrace").exists());
+}

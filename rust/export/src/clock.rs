@@ -126,12 +126,35 @@ mod tests {
         }
     }
 
+    /// Above 2³⁰ Hz (an x86 TSC at 2 GHz) the fast path's error bound does not hold: these
+    /// counts, found by search over the residues nearest a whole nanosecond, are where it
+    /// would be one too many.
+    #[test]
+    fn fast_high_rates_would_be_wrong() {
+        for (hz, ticks) in [
+            (2_000_000_011u64, 14_181_818_260u64),
+            (10_000_000_019, 10_526_315_810),
+        ] {
+            let clock = WallClock::from_parts(0, 0, hz);
+            let want = u128::from(ticks) * 1_000_000_000 / u128::from(hz);
+            assert_eq!(clock.ticks_to_ns(ticks), want, "hz {hz} ticks {ticks}");
+        }
+    }
+
     #[test]
     fn matches_trace_file_definition() {
         let clock = WallClock::from_parts(1_000_000, 5_000_000_000, 19_200_000);
-        for c in [0u64, 1, 999_999, 1_000_000, 123_457] {
-            let want = 5_000_000_000i128 - (1_000_000i128 - c as i128) * 1_000_000_000 / 19_200_000;
-            assert_eq!(i128::from(clock.wall_ns(c)), want);
+        for c in [
+            0u64, 1, 999_999, 1_000_000, 123_457, 1_000_001, 1_000_003, 20_200_000,
+        ] {
+            let want = 5_000_000_000i128 + (c as i128 - 1_000_000i128) * 1_000_000_000 / 19_200_000;
+            assert_eq!(i128::from(clock.wall_ns(c)), want, "counter {c}");
         }
+        // Clamped to the u64 range: before the epoch, and past 2⁶⁴ ns.
+        assert_eq!(WallClock::from_parts(1 << 40, 5, 1).wall_ns(0), 0);
+        assert_eq!(
+            WallClock::from_parts(0, u64::MAX - 5, 1).wall_ns(1),
+            u64::MAX
+        );
     }
 }

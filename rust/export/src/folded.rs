@@ -51,8 +51,12 @@ impl Trie {
         id
     }
     fn charge(&mut self, node: u32, ticks: u64) {
+        if ticks == 0 {
+            return;
+        }
+        // A node is settled once per input: listed when its first ticks arrive.
         let t = &mut self.ticks[node as usize];
-        if *t == 0 && ticks > 0 {
+        if *t == 0 {
             self.touched.push(node);
         }
         *t += ticks;

@@ -86,7 +86,17 @@ fn decode_errors_say_what_is_wrong() {
     ];
     for (e, text) in cases {
         assert_eq!(e.to_string(), text);
+        // decode_events' error says what the decoder's says.
+        assert_eq!(hubble_format::EventsError::Decode(e).to_string(), text);
     }
+    let time = hubble_format::TimeError::BeforeZero { index: 3 };
+    assert_eq!(
+        hubble_format::EventsError::Time(time.clone()).to_string(),
+        time.to_string()
+    );
+    assert!(time
+        .to_string()
+        .starts_with("timestamp of record 3 would be before timer zero"));
     let slots = [0u64; 8];
     assert_eq!(
         RingView::new(&[], 0, None).unwrap_err(),
@@ -106,4 +116,56 @@ fn decode_errors_say_what_is_wrong() {
             ring_bytes: 64
         })
     ));
+}
+
+/// The smallest method pointers (4, the first the encoder takes, and 5) are entries, not the
+/// control values 1–3 below them.
+#[test]
+fn the_smallest_pointers_decode_as_entries() {
+    use hubble_format::slot::{encode_entry, Record};
+    let mut slots = Vec::new();
+    for (method, ts) in [(4u64, 10u32), (5, 11), (8, 12)] {
+        let (s, n) = encode_entry(Mode::Bits32, method, ts).unwrap();
+        slots.extend_from_slice(&s[..n]);
+    }
+    slots.push(encode_exit(13));
+    for mode in [Mode::Bits32, Mode::Bits64] {
+        let w = decode(&RingView::linear(&slots), mode).unwrap();
+        assert_eq!(
+            w.records,
+            [
+                Record::Entry { method: 4, ts: 10 },
+                Record::Entry { method: 5, ts: 11 },
+                Record::Entry { method: 8, ts: 12 },
+                Record::Exit { ts: 13 },
+            ]
+        );
+    }
+}
+
+/// A two-slot entry cut by the ring's end: its marker is the newest slot of the newer piece
+/// (index 0) and its pointer the oldest-written end of the older one (index 7).
+#[test]
+fn a_two_slot_entry_across_the_wrap_decodes() {
+    use hubble_format::slot::Record;
+    let mut slots = [encode_exit(5); 8];
+    slots[0] = pack(9, WIDE_ENTRY);
+    slots[7] = 0x7f_0000_1000;
+    slots[6] = pack(3, 0x2000);
+    let view = RingView::new(&slots, 8, None).unwrap();
+    let w = decode(&view, Mode::Bits64).unwrap();
+    let n = w.records.len();
+    assert_eq!(
+        &w.records[n - 2..],
+        &[
+            Record::Entry {
+                method: 0x2000,
+                ts: 3
+            },
+            Record::Entry {
+                method: 0x7f_0000_1000,
+                ts: 9
+            },
+        ]
+    );
 }

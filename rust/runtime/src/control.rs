@@ -8,6 +8,8 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use hubble_format::pool::{thread_streams, H_TICKET};
+use hubble_format::threads::{ProcessHeader, ThreadsFile};
 use hubble_format::{Mode, TraceHeader};
 use log::{error, info, warn};
 
@@ -15,6 +17,7 @@ use crate::anchors::{self, Anchors};
 use crate::art::{block_at, clock_pair, Art, ArtStateLock, ThreadHandle};
 use crate::block::{self, ForceStop, ThreadBlock};
 use crate::flush::{self, DistinctPointers, PointerSet, Storage};
+use crate::pool::{self, Pool};
 use crate::props::{self, Command, PropertySource};
 use crate::ring::{ring_size, Ring};
 use crate::symbols::{resolve_missing, Resolver, Symbols};
@@ -53,6 +56,9 @@ pub struct Config {
     /// Dead-loader names kept before a tick scans the rings and forgets those no ring holds
     /// (without flushes, windows never advance and every unload would add its methods forever).
     pub dead_names_scan_at: usize,
+    /// Many-thread mode (`debug.hubble.threads all`): every thread ART reports traces into one
+    /// pool of this geometry, and `threads`/`ring_bytes` are not used. None: per-thread rings.
+    pub pool: Option<hubble_format::pool::Geometry>,
 }
 
 impl Config {
@@ -74,10 +80,11 @@ impl Config {
             stop_timeout: Duration::from_millis(200),
             max_poll_sleep: Duration::from_millis(1),
             dead_names_scan_at: 1 << 16,
+            pool: None,
         }
     }
 
-    /// Applies `debug.hubble.{ring_mb,threads,retention}`.
+    /// Applies `debug.hubble.{ring_mb,threads,budget_mb,retention}`.
     pub fn with_properties(mut self, p: &dyn PropertySource) -> Config {
         if let Some(mb) = p
             .get(props::RING_MB)
@@ -85,11 +92,8 @@ impl Config {
         {
             self.ring_bytes = ring_size(mb.saturating_mul(1 << 20));
         }
-        let (threads, notice) = thread_count_from(p, self.threads, self.ring_bytes);
-        self.threads = threads;
-        if let Some(n) = notice {
-            log::error!("{n}");
-        }
+        // Logged there; the settings in force stay.
+        let _ = self.apply_thread_selector(p);
         if let Some((files, mib)) = p
             .get(props::RETENTION)
             .and_then(|v| props::parse_retention(&v))
@@ -99,39 +103,58 @@ impl Config {
         }
         self
     }
-}
 
-/// N from `debug.hubble.threads` / `debug.hubble.budget_mb`, and the line to log when the
-/// setting is not applied as written. A bad value keeps `current` (`props::parse_thread_selector`
-/// names what is wrong). `all` is validated but many-thread mode is not wired into the control
-/// plane yet (`docs/many-threads.md`, "What is left"): this build keeps per-thread rings and
-/// says so, rather than ignoring the option silently.
-pub fn thread_count_from(
-    p: &dyn PropertySource,
-    current: usize,
-    ring_bytes: usize,
-) -> (usize, Option<String>) {
-    match props::parse_thread_selector(
-        p.get(props::THREADS).as_deref(),
-        p.get(props::BUDGET_MB).as_deref(),
-        current,
-    ) {
-        Ok(props::ThreadSelector::Recent(n)) => (n.max(1), None),
-        Ok(props::ThreadSelector::All { budget }) => (
-            current,
-            Some(format!(
-                "hubble: {} = all ({} MiB pool): many-thread mode is not available in this                  build yet (docs/many-threads.md); tracing the {current} most recent threads                  in per-thread rings of {} KiB instead",
-                props::THREADS,
-                budget >> 20,
-                ring_bytes >> 10
-            )),
-        ),
-        Err(e) => (
-            current,
-            Some(format!(
-                "hubble: {e}; keeping {current} traced threads in per-thread rings"
-            )),
-        ),
+    /// The tracing mode in force: the N most recent threads in rings, or every thread in the
+    /// pool.
+    pub fn selector(&self) -> props::ThreadSelector {
+        match self.pool {
+            Some(g) => props::ThreadSelector::All {
+                budget: g.blocks * g.block_slots * 8,
+            },
+            None => props::ThreadSelector::Recent(self.threads),
+        }
+    }
+
+    /// What [`Config::selector`] traces, in words (for the log).
+    pub fn describe_mode(&self) -> String {
+        match self.pool {
+            Some(g) => format!(
+                "every thread in one pool of {} blocks of {} KiB",
+                g.blocks,
+                (g.block_slots * 8) >> 10
+            ),
+            None => format!(
+                "the {} most recent threads in per-thread rings of {} KiB",
+                self.threads,
+                self.ring_bytes >> 10
+            ),
+        }
+    }
+
+    /// Applies `debug.hubble.threads` and `debug.hubble.budget_mb` (`all`: many-thread mode,
+    /// `docs/many-threads.md`). A bad configuration (an unknown selector, a budget that is not a
+    /// number or too small for the active blocks) is logged as an error naming what is wrong and
+    /// what tracing keeps, returned, and changes nothing.
+    pub fn apply_thread_selector(&mut self, p: &dyn PropertySource) -> Option<props::ConfigError> {
+        match props::parse_thread_selector(
+            p.get(props::THREADS).as_deref(),
+            p.get(props::BUDGET_MB).as_deref(),
+            self.threads,
+        ) {
+            Ok(props::ThreadSelector::Recent(n)) => {
+                self.threads = n.max(1);
+                self.pool = None;
+                None
+            }
+            Ok(props::ThreadSelector::All { budget }) => {
+                self.pool = Some(props::pool_geometry(budget));
+                None
+            }
+            Err(e) => {
+                log::error!("hubble: {e}; tracing keeps {}", self.describe_mode());
+                Some(e)
+            }
+        }
     }
 }
 
@@ -165,6 +188,9 @@ pub enum RuntimeError {
     /// A ring could not be mapped.
     #[error("mapping a ring: {0}")]
     Map(std::io::Error),
+    /// The pool's snapshot could not be read (a bug in a writer).
+    #[error("pool: {0}")]
+    Pool(#[from] hubble_format::pool::PoolError),
 }
 
 struct Traced {
@@ -196,6 +222,30 @@ struct Entry {
     /// Foreground order (higher = more recent); 0 = never foreground.
     last_fg: u64,
     traced: Option<Traced>,
+    /// Many-thread mode: the thread traces into the pool.
+    pooled: Option<Pooled>,
+    /// Many-thread mode: the `seq` its next start continues from (after a stop of tracing).
+    next_seq: u32,
+}
+
+/// A thread traced in the pool (many-thread mode).
+#[derive(Default)]
+struct Pooled {
+    /// A stop was requested and not answered in time: what asked for it ([`Control::tick`]
+    /// finishes it).
+    stopping: Option<StopCause>,
+}
+
+/// What the many-thread flushes remember between two of them (under the registry lock).
+#[derive(Default)]
+struct PoolBook {
+    /// The pool's head at the last flush: every block taken since has a ticket at or above it.
+    last_head: u64,
+    /// Tickets of the blocks threads went on in after the last flush (behind a start record).
+    continued: std::collections::HashSet<u64>,
+    /// Names of threads gone whose blocks the pool may still hold (pruned at each flush to the
+    /// tids the pool holds).
+    exited: std::collections::BTreeMap<u32, String>,
 }
 
 /// What ART reported while possibly holding its own locks (`thread_list_lock_`): queued under a
@@ -219,6 +269,7 @@ struct Registry {
     tick: u64,
     spare: Vec<Ring>,
     tracing_on: bool,
+    book: PoolBook,
 }
 
 /// Counters for tests, benchmarks and logs.
@@ -310,6 +361,8 @@ pub struct Control<A: Art> {
     triggers: crate::triggers::Triggers,
     /// The ANR flush's request flag and rate limit (issue 17 A.5).
     anr: AnrState,
+    /// Many-thread mode's pool (`Config::pool`); None in ring mode.
+    pool: Option<Pool>,
     /// Counters.
     pub stats: Stats,
 }
@@ -331,6 +384,7 @@ impl<A: Art> Control<A> {
         Control {
             art,
             threads_n: AtomicUsize::new(config.threads.max(1)),
+            pool: config.pool.map(|g| Pool::new(config.mode, g)),
             config,
             props,
             storage,
@@ -353,6 +407,11 @@ impl<A: Art> Control<A> {
     /// The runtime interface.
     pub fn art(&self) -> &A {
         &self.art
+    }
+
+    /// Many-thread mode's pool (None: per-thread rings).
+    pub fn pool(&self) -> Option<&Pool> {
+        self.pool.as_ref()
     }
 
     /// A thread was attached to the runtime. `is_ui` marks the main (UI) thread, which counts as
@@ -393,6 +452,8 @@ impl<A: Art> Control<A> {
                         enabled: None,
                         last_fg: 0,
                         traced: None,
+                        pooled: None,
+                        next_seq: 0,
                     });
                     // Another tid: a new Thread at a freed one's address (idempotent otherwise).
                     e.tid = tid;
@@ -429,6 +490,17 @@ impl<A: Art> Control<A> {
     pub fn thread_detached(&self, thread: ThreadHandle) {
         let mut reg = self.registry();
         if let Some(mut e) = reg.threads.remove(&thread) {
+            if let (Some(_), Some(p)) = (e.pooled.take(), &self.pool) {
+                // SAFETY: the entry was registered and the thread is still alive (it is calling).
+                let b = unsafe { block_at(e.block) };
+                // Seals the block it holds, also when it answered a stop that no restart
+                // followed (a flush that timed out on another thread): else the block stays
+                // OWNED for good (docs/many-threads.md, "Threads that start and die").
+                pool::unregister(b, p);
+                clear_block(b);
+                // Its sealed blocks stay readable until overwritten: the flush names them.
+                reg.book.exited.insert(e.tid, std::mem::take(&mut e.name));
+            }
             if let Some(t) = e.traced.take() {
                 // SAFETY: the entry was registered and the thread is still alive (it is calling).
                 let b = unsafe { block_at(e.block) };
@@ -532,13 +604,13 @@ impl<A: Art> Control<A> {
         self.props.get(props::CONSENT).as_deref() == Some("1")
     }
 
-    /// Threads currently holding a ring.
+    /// Threads currently traced (holding a ring, or in the pool in many-thread mode).
     pub fn traced_threads(&self) -> Vec<ThreadHandle> {
         let reg = self.registry();
         let mut v: Vec<_> = reg
             .threads
             .iter()
-            .filter(|(_, e)| e.traced.is_some())
+            .filter(|(_, e)| e.traced.is_some() || e.pooled.is_some())
             .map(|(h, _)| *h)
             .collect();
         v.sort_unstable();
@@ -548,6 +620,9 @@ impl<A: Art> Control<A> {
     /// Makes the traced set the N most-recently-foreground enabled threads: stops and reclaims
     /// the rings of threads that fell out (oldest first), then starts the newcomers.
     pub fn rebalance(&self) -> Result<(), RuntimeError> {
+        if let Some(p) = &self.pool {
+            return self.rebalance_pool(p);
+        }
         let n = self.threads_n.load(Ordering::Relaxed);
         let mut reg = self.registry();
         let mut wanted: Vec<(u64, ThreadHandle)> = if reg.tracing_on {
@@ -617,6 +692,170 @@ impl<A: Art> Control<A> {
             free -= 1;
         }
         result
+    }
+
+    /// Many-thread mode: every registered thread not disabled traces while tracing is on (a
+    /// start costs no memory: the thread takes a block at its first trace point). The others
+    /// are stopped, their block sealed from their end (readable until overwritten) and their
+    /// words cleared.
+    fn rebalance_pool(&self, p: &Pool) -> Result<(), RuntimeError> {
+        let mut reg = self.registry();
+        let on = reg.tracing_on;
+        let mut leaving = Vec::new();
+        let mut handles: Vec<ThreadHandle> = reg.threads.keys().copied().collect();
+        handles.sort_unstable();
+        for h in handles {
+            let e = reg.threads.get_mut(&h).expect("listed");
+            let wanted = on && e.enabled != Some(false);
+            if wanted && e.pooled.is_none() {
+                // SAFETY: registered threads are alive while the registry lock is held.
+                pool::start(unsafe { block_at(e.block) }, p, e.next_seq);
+                e.pooled = Some(Pooled::default());
+            } else if !wanted && e.pooled.is_some() {
+                leaving.push(h);
+            }
+        }
+        if leaving.is_empty() {
+            return Ok(());
+        }
+        let (stopped, late) = self.stop_pooled(&mut reg, &leaving, &StopCause::Reclaim);
+        for s in stopped {
+            let e = reg.threads.get_mut(&s.thread).expect("listed");
+            // SAFETY: registered threads are alive while the registry lock is held.
+            let b = unsafe { block_at(e.block) };
+            pool::unregister(b, p);
+            // Skip one `seq`: a later start is not the continuation of this run.
+            e.next_seq = (b.end.load(crate::sync::Ordering::Relaxed) as u32).wrapping_add(1);
+            clear_block(b);
+            e.pooled = None;
+        }
+        match late.first() {
+            None => Ok(()),
+            Some(&h) => Err(RuntimeError::StopTimeout(h, self.config.stop_timeout)),
+        }
+    }
+
+    /// Many-thread mode's all-threads stop (`docs/many-threads.md`, "Stopping all threads"):
+    /// every doorbell first, then polls every thread in rounds until each has published its
+    /// end: by itself (Acquire), or by the §6 force stop when it is not runnable; the others
+    /// get the doorbell again (`pool::ring_again`: a block take's plain `limit` store may have
+    /// hidden the first). Returns the stopped threads, and those still running at the stop
+    /// timeout, which keep their request with `cause` for [`Control::tick`].
+    fn stop_pooled(
+        &self,
+        reg: &mut Registry,
+        threads: &[ThreadHandle],
+        cause: &StopCause,
+    ) -> (Vec<PoolStopped>, Vec<ThreadHandle>) {
+        let mut pending = Vec::with_capacity(threads.len());
+        for &h in threads {
+            let Some(e) = reg.threads.get_mut(&h) else {
+                continue;
+            };
+            let Some(pt) = e.pooled.as_mut() else {
+                continue;
+            };
+            match &pt.stopping {
+                None => {
+                    // SAFETY: registered threads are alive while the registry lock is held.
+                    block::request_stop(unsafe { block_at(e.block) });
+                    pt.stopping = Some(cause.clone());
+                }
+                Some(StopCause::Reclaim) if *cause != StopCause::Reclaim => {
+                    pt.stopping = Some(cause.clone())
+                }
+                Some(_) => {}
+            }
+            pending.push((h, e.block));
+        }
+        let mut stopped = Vec::with_capacity(pending.len());
+        let deadline = Instant::now() + self.config.stop_timeout;
+        let mut spins = 0u32;
+        let mut sleep = Duration::from_micros(2);
+        loop {
+            pending.retain(|&(h, addr)| {
+                // SAFETY: registered threads are alive while the registry lock is held.
+                let b = unsafe { block_at(addr) };
+                let end = match block::poll_stopped(b) {
+                    Some(end) => {
+                        self.stats.cooperative_stops.fetch_add(1, Ordering::Relaxed);
+                        Some(end)
+                    }
+                    None if !self.art.is_runnable(h) => {
+                        match block::force_stop(
+                            b,
+                            &ArtStateLock {
+                                art: &self.art,
+                                thread: h,
+                            },
+                        ) {
+                            ForceStop::Forced(end) => {
+                                self.stats.forced_stops.fetch_add(1, Ordering::Relaxed);
+                                Some(end)
+                            }
+                            ForceStop::AlreadyStopped(end) => {
+                                self.stats.cooperative_stops.fetch_add(1, Ordering::Relaxed);
+                                Some(end)
+                            }
+                            ForceStop::Runnable => {
+                                self.stats.recheck_saves.fetch_add(1, Ordering::Relaxed);
+                                None
+                            }
+                            // Cursor 0 and nothing published: it holds no block (SEALED as
+                            // its end: nothing to close, a restart starts it afresh).
+                            ForceStop::NotTracing => Some(hubble_format::pool::SEALED as usize),
+                        }
+                    }
+                    None => None,
+                };
+                match end {
+                    Some(end) => {
+                        stopped.push(PoolStopped {
+                            thread: h,
+                            block: b.end.load(crate::sync::Ordering::Relaxed),
+                            end,
+                        });
+                        false
+                    }
+                    None => {
+                        pool::ring_again(b);
+                        true
+                    }
+                }
+            });
+            if pending.is_empty() {
+                break;
+            }
+            // Backing off as `wait_stopped` does.
+            if spins < 64 {
+                spins += 1;
+                std::hint::spin_loop();
+            } else if spins < 80 {
+                spins += 1;
+                std::thread::yield_now();
+            } else {
+                let now = Instant::now();
+                if now >= deadline {
+                    break;
+                }
+                if self.config.max_poll_sleep.is_zero() {
+                    std::thread::yield_now();
+                } else {
+                    std::thread::sleep(sleep.min(deadline - now));
+                    sleep = (sleep * 2).min(self.config.max_poll_sleep);
+                }
+            }
+        }
+        for s in &stopped {
+            if let Some(pt) = reg
+                .threads
+                .get_mut(&s.thread)
+                .and_then(|e| e.pooled.as_mut())
+            {
+                pt.stopping = None;
+            }
+        }
+        (stopped, pending.into_iter().map(|(h, _)| h).collect())
     }
 
     /// Completes a pending stop and restarts the ring where the thread stopped.
@@ -799,6 +1038,18 @@ impl<A: Art> Control<A> {
             }
             policy.last = Some(now);
         }
+        if let Some(p) = &self.pool {
+            let n = self.traced_threads().len();
+            info!(
+                "hubble: SIGQUIT (ANR or stack dump): flushing {n} threads of the pool to one file"
+            );
+            self.stats.anr_flushes.fetch_add(1, Ordering::Relaxed);
+            // The all-threads stop rings every doorbell before it waits for any thread.
+            let ok = self
+                .finish(self.flush_pool(p, ANR_REASON), ANR_REASON)
+                .is_ok();
+            return Some(Anr::Flushed(usize::from(ok)));
+        }
         let threads = self.request_stops(StopCause::Flush(ANR_REASON.to_string()));
         info!(
             "hubble: SIGQUIT (ANR or stack dump): flushing {} traced threads",
@@ -836,8 +1087,11 @@ impl<A: Art> Control<A> {
         traced
     }
 
-    /// Flushes every traced thread.
+    /// Flushes every traced thread (many-thread mode: one file of every thread).
     pub fn flush_all(&self, reason: &str) -> Result<(), RuntimeError> {
+        if self.pool.is_some() {
+            return self.flush(0, reason).map(|_| ());
+        }
         let mut result = Ok(());
         for h in self.traced_threads() {
             if let Err(e) = self.flush(h, reason) {
@@ -849,8 +1103,14 @@ impl<A: Art> Control<A> {
 
     /// Stop → copy the window → restart → symbolize → write the file → retention.
     /// Errors are logged and counted; tracing always resumes.
+    ///
+    /// Many-thread mode: every thread, whichever `thread` is, in one version 4 file
+    /// ([`Control::flush_pool`]).
     pub fn flush(&self, thread: ThreadHandle, reason: &str) -> Result<Flushed, RuntimeError> {
-        let r = self.flush_inner(thread, reason);
+        let r = match &self.pool {
+            Some(p) => self.flush_pool(p, reason),
+            None => self.flush_inner(thread, reason),
+        };
         self.finish(r, reason)
     }
 
@@ -871,6 +1131,156 @@ impl<A: Art> Control<A> {
             }
         }
         r
+    }
+
+    /// Many-thread mode's flush: the all-threads stop, the snapshot (each open block closed at
+    /// its owner's end), a restart of every thread, all under the registry lock; then, on this
+    /// thread alone, `thread_streams`, the symbols of every run once, and one version 4 file
+    /// written atomically. If a thread does not stop in time the flush writes nothing: the
+    /// others are restarted, its request stays, and the tick runs the flush again once it has
+    /// answered (a snapshot taken while a thread runs could hold a block it is taking over).
+    ///
+    /// Each file holds what is new since the previous flush, as a ring's window does: runs whose
+    /// every block predates the previous flush are left out (they were in its file), except a
+    /// block a thread went on in behind a start record, from which readers decode the new part.
+    fn flush_pool(&self, p: &Pool, reason: &str) -> Result<Flushed, RuntimeError> {
+        let consent = self.consent();
+        let t0 = Instant::now();
+        // One flush at a time (and none beside `prune_dead_names`' scan).
+        let _serial = lock(&self.window);
+        let (snapshot, header, names, last_head, continued) = {
+            let mut reg = self.registry();
+            let mut threads: Vec<ThreadHandle> = reg
+                .threads
+                .iter()
+                .filter(|(_, e)| e.pooled.is_some())
+                .map(|(h, _)| *h)
+                .collect();
+            threads.sort_unstable();
+            let (stopped, late) =
+                self.stop_pooled(&mut reg, &threads, &StopCause::Flush(reason.to_string()));
+            if let Some(&h) = late.first() {
+                for s in &stopped {
+                    let e = &reg.threads[&s.thread];
+                    // SAFETY: registered threads are alive while the registry lock is held.
+                    pool::resume(unsafe { block_at(e.block) }, p, s.end);
+                }
+                return Err(RuntimeError::StopTimeout(h, self.config.stop_timeout));
+            }
+            let (counter, wall) = clock_pair(&self.art);
+            let ends: Vec<(usize, usize)> = stopped.iter().map(|s| (s.block, s.end)).collect();
+            let snapshot = pool::snapshot(p, &ends);
+            let head = pool::head(p);
+            // Restart at once: the threads lose only the trace points of the copy.
+            let now = self.art.timer();
+            let mut continued = std::collections::HashSet::new();
+            for s in &stopped {
+                let e = &reg.threads[&s.thread];
+                // SAFETY: registered threads are alive while the registry lock is held.
+                let b = unsafe { block_at(e.block) };
+                if pool::restart(b, p, s.end, now) {
+                    continued.insert(snapshot[(s.block - p.base()) / block::SLOT + H_TICKET]);
+                }
+            }
+            let last_head = std::mem::replace(&mut reg.book.last_head, head);
+            let last_continued = std::mem::replace(&mut reg.book.continued, continued);
+            let mut names: std::collections::BTreeMap<u32, String> = reg.book.exited.clone();
+            for e in reg.threads.values() {
+                names.insert(e.tid, e.name.clone());
+            }
+            let header = ProcessHeader {
+                mode: self.config.mode,
+                timer_hz: self.art.timer_hz(),
+                reference_counter: counter,
+                wall_clock_ns: wall,
+                pid: std::process::id(),
+                process_name: self.config.process.clone(),
+                reason: reason.to_string(),
+                metadata: props::metadata(&*self.props),
+            };
+            (snapshot, header, names, last_head, last_continued)
+        };
+        let g = p.geometry();
+        let mut streams = thread_streams(&snapshot, g, p.base() as u64)?;
+        drop(snapshot);
+        {
+            // Forget the names of threads gone whose blocks the pool no longer holds.
+            let mut reg = self.registry();
+            let live: std::collections::HashSet<u32> = streams.iter().map(|s| s.tid).collect();
+            reg.book.exited.retain(|tid, _| live.contains(tid));
+        }
+        streams.retain(|s| {
+            s.blocks
+                .last()
+                .is_some_and(|last| last.ticket >= last_head || continued.contains(&last.ticket))
+        });
+        let slots: usize = streams.iter().map(|s| s.slots.len()).sum();
+        if !consent {
+            info!(
+                "hubble: no consent ({}), trace of {} threads discarded",
+                props::CONSENT,
+                streams.len()
+            );
+            return Ok(Flushed {
+                path: None,
+                slots,
+                symbols: 0,
+                phases: [t0.elapsed(), Duration::ZERO, Duration::ZERO, Duration::ZERO],
+            });
+        }
+        let t1 = Instant::now();
+        let mut distinct = DistinctPointers::default();
+        for s in &streams {
+            flush::distinct_methods(&s.slots, self.config.mode, &mut distinct)?;
+        }
+        // The pool may hold records from before any unload so far: epoch 0 takes every dead
+        // loader's name from the cache, never from ART.
+        let symbols = self.symbolize_pointers(distinct, 0);
+        let symbols: std::collections::BTreeMap<u64, String> = symbols
+            .into_iter()
+            .map(|(p, name)| (p, name.to_string()))
+            .collect();
+        let nsymbols = symbols.len();
+        let t2 = Instant::now();
+        let unix_ms = header.wall_clock_ns / 1_000_000;
+        let file = ThreadsFile::from_streams(
+            header,
+            streams,
+            &names,
+            &std::collections::BTreeMap::new(),
+            symbols,
+        );
+        let bytes = file.to_bytes()?;
+        drop(file);
+        let dir = &self.config.dir;
+        let io = |path: &std::path::Path| {
+            let path = path.to_path_buf();
+            move |source| RuntimeError::Io { path, source }
+        };
+        self.storage.ensure_dir(dir).map_err(io(dir))?;
+        // tid 0: no thread of its own, every thread of the process.
+        let path = flush::trace_path(dir, unix_ms, std::process::id(), 0, reason);
+        let out = self.storage.create_atomic(&path).map_err(io(&path))?;
+        for (i, chunk) in bytes.chunks(WRITE_CHUNK).enumerate() {
+            out.write_at((i * WRITE_CHUNK) as u64, chunk)
+                .map_err(io(&path))?;
+        }
+        out.commit().map_err(io(&path))?;
+        let t3 = Instant::now();
+        if let Err(e) = flush::apply_retention(
+            &*self.storage,
+            dir,
+            self.config.max_files,
+            self.config.max_bytes,
+        ) {
+            warn!("hubble: retention in {}: {e}", dir.display());
+        }
+        Ok(Flushed {
+            path: Some(path),
+            slots,
+            symbols: nsymbols,
+            phases: [t1 - t0, t2 - t1, t3 - t2, t3.elapsed()],
+        })
     }
 
     fn flush_inner(&self, thread: ThreadHandle, reason: &str) -> Result<Flushed, RuntimeError> {
@@ -1022,6 +1432,15 @@ impl<A: Art> Control<A> {
     ) -> Result<Vec<(u64, Arc<str>)>, RuntimeError> {
         let mut distinct = DistinctPointers::default();
         flush::distinct_methods(window, self.config.mode, &mut distinct)?;
+        Ok(self.symbolize_pointers(distinct, window_epoch))
+    }
+
+    /// Names for `distinct` pointers, sorted by pointer ([`Control::symbolize`]).
+    fn symbolize_pointers(
+        &self,
+        distinct: DistinctPointers,
+        window_epoch: u64,
+    ) -> Vec<(u64, Arc<str>)> {
         // The file wants the pointers in order: sorting them bare moves 8 bytes an element,
         // sorting (pointer, name) pairs afterwards 24.
         let mut pointers: Vec<u64> = distinct.iter().collect();
@@ -1049,7 +1468,7 @@ impl<A: Art> Control<A> {
         if let Some(oldest) = oldest {
             lock(&self.symbols).prune_dead(oldest);
         }
-        Ok(out)
+        out
     }
 
     /// ClassLoader hook: called by ART under its unload lock, on the GC thread holding the
@@ -1110,6 +1529,22 @@ impl<A: Art> Control<A> {
         }
         let _window = lock(&self.window);
         let mut present = PointerSet::default();
+        if let Some(p) = &self.pool {
+            // Every slot of the pool (headers too: a false candidate only keeps a name longer).
+            let slots = p.copy();
+            let sym = lock(&self.symbols);
+            for (i, &v) in slots.iter().enumerate() {
+                let candidate = match v as u32 {
+                    0 | 2 | 3 => continue,
+                    1 if i > 0 => slots[i - 1],
+                    1 => continue,
+                    lo => u64::from(lo),
+                };
+                if sym.has_dead(candidate) {
+                    present.insert(candidate);
+                }
+            }
+        }
         {
             let reg = self.registry();
             let sym = lock(&self.symbols);
@@ -1149,7 +1584,11 @@ impl<A: Art> Control<A> {
             reg.threads
                 .iter()
                 .filter_map(|(h, e)| {
-                    let cause = e.traced.as_ref()?.stopping.clone()?;
+                    let cause = match (&e.traced, &e.pooled) {
+                        (Some(t), _) => t.stopping.clone()?,
+                        (None, Some(pt)) => pt.stopping.clone()?,
+                        (None, None) => return None,
+                    };
                     // SAFETY: registered threads are alive while the registry lock is held.
                     let b = unsafe { block_at(e.block) };
                     let answered = block::poll_stopped(b).is_some() || !self.art.is_runnable(*h);
@@ -1157,6 +1596,23 @@ impl<A: Art> Control<A> {
                 })
                 .collect()
         };
+        if self.pool.is_some() {
+            // One flush of every thread, or one rebalance, covers every late thread.
+            let flush = ready.iter().find_map(|(_, c)| match c {
+                StopCause::Flush(reason) => Some(reason.clone()),
+                StopCause::Reclaim => None,
+            });
+            if let Some(reason) = flush {
+                info!("hubble: the pool's threads stopped late; finishing the flush ({reason})");
+                // Logged and counted by flush itself.
+                let _ = self.flush(0, &reason);
+            } else if !ready.is_empty() {
+                if let Err(e) = self.rebalance() {
+                    warn!("hubble: {e}");
+                }
+            }
+            return;
+        }
         for (h, cause) in ready {
             match cause {
                 StopCause::Flush(reason) => {
@@ -1243,6 +1699,15 @@ impl<A: Art> Control<A> {
     pub fn block_address(&self, thread: ThreadHandle) -> Option<usize> {
         self.registry().threads.get(&thread).map(|e| e.block)
     }
+}
+
+/// A thread stopped by [`Control::stop_pooled`].
+struct PoolStopped {
+    thread: ThreadHandle,
+    /// Its block word `end` at the stop: the block it holds, or its next `seq` if none.
+    block: usize,
+    /// The end it published (an address in that block, or `SEALED`).
+    end: usize,
 }
 
 /// [`Resolver`] through [`Art`].

@@ -290,7 +290,8 @@ fn runtime_started(package: &str, process: &str, data_dir: &str) -> bool {
 fn thread_attached(thread: usize, tid: u32, name: &str, is_ui: bool) {
     if let Some(g) = global() {
         g.control.thread_attached(thread, tid, name, is_ui);
-        if is_ui {
+        // Many-thread mode traces every thread, so every attach starts one.
+        if is_ui || g.control.pool().is_some() {
             // Never waits: this may run under ART's thread_list_lock_.
             send(Message::Rebalance);
         }

@@ -300,8 +300,9 @@ pub fn ring_again(block: &ThreadBlock) {
 
 /// Control, after the thread published `end` (or was forced): restarts it. Inside its block,
 /// with a start record at `end` when one fits (as ring mode restarts); otherwise the block is
-/// sealed here and `seq` skips one, so the reader sees the restart as a gap.
-pub fn restart(block: &ThreadBlock, pool: &Pool, end: usize, counter: u64) {
+/// sealed here and `seq` skips one, so the reader sees the restart as a gap. Returns whether the
+/// thread goes on in the block it held (a start record was written there).
+pub fn restart(block: &ThreadBlock, pool: &Pool, end: usize, counter: u64) -> bool {
     let real_limit = |b: usize| {
         let e = b + pool.block_bytes();
         match pool.mode {
@@ -317,12 +318,13 @@ pub fn restart(block: &ThreadBlock, pool: &Pool, end: usize, counter: u64) {
             block.stop.store(RUNNING, Ordering::Relaxed);
             block.limit.store(real_limit(b), Ordering::Relaxed);
             block.cursor.store(end + SLOT, Ordering::Release);
-            return;
+            return true;
         }
         seal(block, pool, end);
     }
     let seq = block.end.load(Ordering::Relaxed) as u32;
     start(block, pool, seq.wrapping_add(1));
+    false
 }
 
 /// Seals the block of an exiting thread, on the thread itself (`ThreadDetached`): the block is
@@ -334,6 +336,49 @@ pub fn thread_exit(block: &ThreadBlock, pool: &Pool) {
     }
     block.cursor.store(0, Ordering::Relaxed);
     block.limit.store(0, Ordering::Relaxed);
+}
+
+/// Control: lets a stopped thread go on exactly where it stopped (`end`, as published), with no
+/// start record: for a flush that wrote nothing (another thread did not stop in time), so the
+/// run reads on as if the stop had not happened. A start record here would hide from readers
+/// every record before it (a run decodes from its last start record), which no file holds.
+pub fn resume(block: &ThreadBlock, pool: &Pool, end: usize) {
+    if end == SEALED as usize {
+        // It holds no block; `end` keeps its next seq.
+        let seq = block.end.load(Ordering::Relaxed) as u32;
+        start(block, pool, seq);
+        return;
+    }
+    let b = block.end.load(Ordering::Relaxed);
+    let e = b + pool.block_bytes();
+    let limit = match pool.mode {
+        Mode::Bits64 => e - SLOT,
+        Mode::Bits32 => e,
+    };
+    block.stop.store(RUNNING, Ordering::Relaxed);
+    block.limit.store(limit, Ordering::Relaxed);
+    // Release: as `start`'s (the slow path's fence sees stop = 0 and the limit with it).
+    block.cursor.store(end, Ordering::Release);
+}
+
+/// Seals the block of a thread the control plane unregisters (`ThreadDetached`, on the thread
+/// itself, or the control thread under the registry lock), whatever state the thread is in:
+/// tracing (cursor in a block: as [`thread_exit`]), or stopped and not restarted (cursor 0, its
+/// end published by itself or by a force stop: sealed from that end). `thread_exit` alone leaves
+/// the second kind OWNED for good: nobody restarts a thread that is gone, so the pool would never
+/// hand the block on and no flush would read its records (its `close` stays 0).
+pub fn unregister(block: &ThreadBlock, pool: &Pool) {
+    let cursor = block.cursor.load(Ordering::Relaxed);
+    if cursor == 0 {
+        // Acquire: pairs with the thread's publication, as a poll does (its slots before it).
+        let stop = block.stop.load(Ordering::Acquire);
+        if stop > STOP_REQUESTED && stop != SEALED as usize {
+            seal(block, pool, stop);
+        }
+        block.limit.store(0, Ordering::Relaxed);
+    } else {
+        thread_exit(block, pool);
+    }
 }
 
 /// Control: closes a lagging block of a thread that is not runnable, under its state lock (as

@@ -683,6 +683,17 @@ pub fn parse_thread_selector(
     })
 }
 
+/// The pool of a `budget` checked by [`parse_thread_selector`]: blocks of
+/// [`hubble_format::pool::BLOCK_BYTES`], A = [`ACTIVE_BLOCKS`].
+pub fn pool_geometry(budget: usize) -> hubble_format::pool::Geometry {
+    let block = hubble_format::pool::BLOCK_BYTES;
+    hubble_format::pool::Geometry {
+        blocks: budget / block,
+        block_slots: block / 8,
+        active: ACTIVE_BLOCKS,
+    }
+}
+
 /// Applies the properties to the current selector: the new one, or on a bad configuration the
 /// previous one, with the error logged (tracing keeps what it had).
 pub fn update_thread_selector(

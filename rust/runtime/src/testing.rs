@@ -13,6 +13,7 @@ use hubble_format::Mode;
 use crate::art::{Art, ThreadHandle};
 use crate::block::{self, RawSlots, ThreadBlock};
 use crate::flush::{PendingFile, Storage};
+use crate::pool::Pool;
 
 /// A thread as ART has it, for the control plane: its block, its state, its state lock.
 #[derive(Debug, Default)]
@@ -60,6 +61,16 @@ impl FakeThread {
     /// A method exit trace point.
     pub fn exit(&self, ts: u32) -> bool {
         block::trace_exit(&self.block, &RawSlots, ts)
+    }
+
+    /// A method entry trace point in many-thread mode (`counter`: the full timer value).
+    pub fn pool_entry(&self, pool: &Pool, tid: u32, method: u64, counter: u64) -> bool {
+        crate::pool::trace_entry(&self.block, pool, tid, method, counter)
+    }
+
+    /// A method exit trace point in many-thread mode.
+    pub fn pool_exit(&self, pool: &Pool, tid: u32, counter: u64) -> bool {
+        crate::pool::trace_exit(&self.block, pool, tid, counter)
     }
 }
 

@@ -831,36 +831,92 @@ fn a_handle_reported_again_with_another_tid_takes_the_new_tid() {
     );
 }
 
-// `debug.hubble.threads all` is validated but many-thread mode is not in the control plane yet:
-// the option must say so in the log and keep today's rings, never be dropped silently (the
-// first session's `with_properties` parsed "all" as a number, failed, and said nothing). A bad
-// selector or budget names what is wrong and keeps the previous count.
+// `debug.hubble.threads all` (issue 17 A.2) switches the control plane to many-thread mode: the
+// pool of `debug.hubble.budget_mb`, every thread traced. A bad configuration (a budget too small
+// for the active blocks, a budget or selector that does not parse) is an error naming what is
+// wrong and what tracing keeps, and leaves the settings in force as they were, whichever mode
+// they are (the first session's `with_properties` parsed "all" as a number, failed, and said
+// nothing; the next one refused `all` aloud).
 #[test]
-fn threads_all_is_refused_aloud_and_keeps_the_rings() {
-    use hubble_runtime::control::thread_count_from;
-    use hubble_runtime::props::{FakeProperties, BUDGET_MB, THREADS};
+fn threads_all_switches_to_the_pool_and_a_bad_configuration_keeps_the_previous_mode() {
+    use hubble_format::pool::{Geometry, BLOCK_BYTES};
+    use hubble_runtime::props::{
+        ConfigError, FakeProperties, ThreadSelector, ACTIVE_BLOCKS, BUDGET_MB, THREADS,
+    };
     let p = FakeProperties::default();
-    assert_eq!(thread_count_from(&p, 2, 8 << 20), (2, None));
-    p.set(THREADS, "4");
-    assert_eq!(thread_count_from(&p, 2, 8 << 20), (4, None));
+    let base = Config::new("p", "p", std::path::PathBuf::from("/tmp"));
+    let c = base.clone().with_properties(&p);
+    assert_eq!((c.threads, c.pool), (2, None));
     p.set(THREADS, "all");
-    let (n, notice) = thread_count_from(&p, 2, 8 << 20);
-    assert_eq!(n, 2);
-    let notice = notice.expect("all is not silently ignored");
-    assert!(notice.contains("not available"), "{notice}");
-    assert!(notice.contains("64 MiB pool"), "{notice}");
-    assert!(notice.contains("2 most recent threads"), "{notice}");
+    let c = base.clone().with_properties(&p);
+    assert_eq!(
+        c.pool,
+        Some(Geometry {
+            blocks: (64 << 20) / BLOCK_BYTES,
+            block_slots: BLOCK_BYTES / 8,
+            active: ACTIVE_BLOCKS,
+        })
+    );
+    assert_eq!(c.selector(), ThreadSelector::All { budget: 64 << 20 });
+    // From rings: a budget too small for A = 128 blocks keeps the rings.
     p.set(BUDGET_MB, "2");
-    let (n, notice) = thread_count_from(&p, 3, 8 << 20);
-    assert_eq!(n, 3);
-    assert!(notice.unwrap().contains("debug.hubble.budget_mb = 2"));
-    p.set(THREADS, "every");
-    let (n, notice) = thread_count_from(&p, 3, 8 << 20);
-    assert_eq!(n, 3);
-    assert!(notice.unwrap().contains("`all`"));
-    // The whole Config path: `all` leaves N at its default.
-    p.set(THREADS, "all");
-    p.set(BUDGET_MB, "64");
-    let c = Config::new("p", "p", std::path::PathBuf::from("/tmp")).with_properties(&p);
-    assert_eq!(c.threads, 2);
+    let mut rings = base.clone();
+    rings.threads = 3;
+    let e = rings.apply_thread_selector(&p).expect("an error");
+    assert!(matches!(e, ConfigError::BudgetTooSmall { .. }), "{e}");
+    assert!(e.to_string().contains("debug.hubble.budget_mb = 2"), "{e}");
+    assert_eq!((rings.threads, rings.pool), (3, None));
+    assert!(rings.describe_mode().contains("3 most recent threads"));
+    // From the pool: a too-small budget, a budget that is not a number, an unknown selector all
+    // keep the pool of 32 MiB in force.
+    p.set(BUDGET_MB, "32");
+    let mut pooled = base.clone();
+    assert_eq!(pooled.apply_thread_selector(&p), None);
+    let before = pooled.clone();
+    for (threads, budget, what) in [
+        ("all", "4", "need at least"),
+        ("all", "lots", "whole number"),
+        ("every", "32", "`all`"),
+        ("0", "32", "`all`"),
+    ] {
+        p.set(THREADS, threads);
+        p.set(BUDGET_MB, budget);
+        let e = pooled.apply_thread_selector(&p).expect("an error");
+        assert!(e.to_string().contains(what), "{e}");
+        assert_eq!(pooled.pool, before.pool);
+        assert_eq!(pooled.selector(), ThreadSelector::All { budget: 32 << 20 });
+        assert!(pooled.describe_mode().contains("2048 blocks of 16 KiB"));
+    }
+    // A count goes back to rings.
+    p.set(THREADS, "4");
+    assert_eq!(pooled.apply_thread_selector(&p), None);
+    assert_eq!((pooled.threads, pooled.pool), (4, None));
+}
+
+// A control plane built from `all` traces every attached thread (no foreground needed); one
+// built from a bad configuration traces as before: the N most recent, in rings.
+#[test]
+fn a_control_plane_in_pool_mode_traces_every_thread_and_a_bad_one_keeps_rings() {
+    use hubble_runtime::props::{FakeProperties, BUDGET_MB, THREADS};
+    let tmp = tempfile::tempdir().unwrap();
+    let threads: Vec<Box<FakeThread>> = (0..5).map(|_| FakeThread::new()).collect();
+    for (budget, pooled) in [("8", true), ("1", false)] {
+        let p = FakeProperties::default();
+        p.set(THREADS, "all");
+        p.set(BUDGET_MB, budget);
+        let cfg = config(tmp.path()).with_properties(&p);
+        let c = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
+        assert_eq!(c.pool().is_some(), pooled);
+        for (i, t) in threads.iter().enumerate() {
+            c.thread_attached(t.handle(), 10 + i as u32, "t", i == 0);
+        }
+        c.start_tracing().unwrap();
+        let want = if pooled { 5 } else { 1 };
+        assert_eq!(c.traced_threads().len(), want, "budget {budget}");
+        c.stop_tracing().unwrap();
+        assert!(c.traced_threads().is_empty());
+        for t in &threads {
+            assert_eq!(t.block.cursor.load(Ordering::Relaxed), 0, "tracing off");
+        }
+    }
 }

@@ -1,0 +1,435 @@
+//! Many-thread mode in the control plane (issue 17 A.2, `docs/many-threads.md`).
+#![cfg(not(loom))]
+
+use hubble_format::pool::{Geometry, H_CLOSE, H_STATE, OWNED};
+use hubble_format::Mode;
+use hubble_runtime::block::{self, ThreadBlock, SLOT};
+use hubble_runtime::pool::{self, Pool};
+
+const MODE: Mode = Mode::Bits64;
+
+/// docs/many-threads.md "What is left" 3: a thread that answers a stop (cursor 0, end published)
+/// and exits before the control thread restarts it must not keep its block OWNED: nobody
+/// restarts a thread that is gone, so the pool would lose the block and the flush its records.
+#[test]
+fn a_thread_that_exits_after_answering_a_stop_has_its_block_sealed() {
+    let g = Geometry {
+        blocks: 8,
+        block_slots: 64,
+        active: 2,
+    };
+    let p = Pool::new(MODE, g);
+    let b = ThreadBlock::default();
+    pool::start(&b, &p, 0);
+    for i in 0..5u64 {
+        assert!(pool::trace_entry(&b, &p, 7, 0x1000 + 16 * i, 100 + i));
+    }
+    let held = b.end.load(std::sync::atomic::Ordering::Relaxed);
+    block::request_stop(&b);
+    assert!(!pool::trace_exit(&b, &p, 7, 200), "answers the stop");
+    let end = block::poll_stopped(&b).expect("published");
+    pool::unregister(&b, &p);
+    let at = |slot: usize| p.copy()[(held - p.base()) / SLOT + slot];
+    assert_ne!(at(H_STATE), OWNED, "the block of a thread gone stays owned");
+    assert_eq!(at(H_CLOSE), end as u64);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The control plane in many-thread mode, with the runtime's doubles.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hubble_format::{EventKind, Trace};
+use hubble_runtime::props::{FakeProperties, CONSENT};
+use hubble_runtime::testing::{FakeArt, FakeThread, MemStorage};
+use hubble_runtime::{Anr, Art, Config, Control, RuntimeError};
+
+/// (entry?, method, full counter) of one record, as the test's thread wrote it.
+type Rec = (bool, u64, u64);
+
+/// 128 blocks of 4 KiB, A = 16: room for everything the tests write, so the pool keeps every
+/// record (checked: no drop, and the head never passes the block count, so no block is reused).
+const G: Geometry = Geometry {
+    blocks: 128,
+    block_slots: 512,
+    active: 16,
+};
+
+struct Mem(Arc<MemStorage>);
+
+impl hubble_runtime::flush::Storage for Mem {
+    fn create_atomic(
+        &self,
+        path: &std::path::Path,
+    ) -> std::io::Result<Box<dyn hubble_runtime::flush::PendingFile + '_>> {
+        self.0.create_atomic(path)
+    }
+    fn ensure_dir(&self, dir: &std::path::Path) -> std::io::Result<()> {
+        self.0.ensure_dir(dir)
+    }
+    fn list(&self, dir: &std::path::Path) -> std::io::Result<Vec<(String, u64)>> {
+        self.0.list(dir)
+    }
+    fn remove(&self, path: &std::path::Path) -> std::io::Result<()> {
+        self.0.remove(path)
+    }
+}
+
+fn pool_control(stop_timeout: Duration) -> (Arc<Control<FakeArt>>, Arc<MemStorage>) {
+    let mut c = Config::new("com.example", "com.example", PathBuf::from("/data/hubble"));
+    c.mode = MODE;
+    c.pool = Some(G);
+    c.max_files = 100;
+    c.stop_timeout = stop_timeout;
+    let p = Arc::new(FakeProperties::default());
+    p.set(CONSENT, "1");
+    let files = Arc::new(MemStorage::default());
+    let control = Control::new(FakeArt::default(), c, p, Box::new(Mem(files.clone())));
+    (Arc::new(control), files)
+}
+
+/// A method of thread `tid` (1-slot entries: below 2^32).
+fn method(tid: u32, i: u32) -> u64 {
+    0x1000_0000 | (u64::from(tid) << 12) | (u64::from(i % 256) << 4)
+}
+
+/// `calls` nested calls on `t`, returning what was written (every record must be accepted).
+fn write_calls(c: &Control<FakeArt>, t: &FakeThread, tid: u32, calls: u32) -> Vec<Rec> {
+    let p = c.pool().expect("pool mode");
+    let mut out = Vec::new();
+    t.to_runnable();
+    for i in 0..calls {
+        let (m, now) = (method(tid, i), c.art().timer());
+        assert!(t.pool_entry(p, tid, m, now), "tid {tid} entry {i}");
+        out.push((true, m, now));
+    }
+    for i in 0..calls {
+        let now = c.art().timer();
+        assert!(t.pool_exit(p, tid, now), "tid {tid} exit {i}");
+        out.push((false, 0, now));
+    }
+    t.to_native();
+    out
+}
+
+enum Cmd {
+    /// Nested calls, then native (the flush force-stops it).
+    Write(u32),
+    /// Runnable: calls as fast as it can, up to a bound, then waits (still runnable, no trace
+    /// point) for the doorbell and answers it with one more trace point.
+    Spin(usize),
+    /// `ThreadDetached` on itself, then the OS thread ends.
+    Exit,
+}
+
+struct Worker {
+    tid: u32,
+    thread: Arc<FakeThread>,
+    tx: mpsc::Sender<Cmd>,
+    done: mpsc::Receiver<Vec<Rec>>,
+    started: mpsc::Receiver<()>,
+    handle: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Worker {
+    fn start(c: &Arc<Control<FakeArt>>, tid: u32, name: &str) -> Worker {
+        let thread: Arc<FakeThread> = Arc::from(FakeThread::new());
+        c.thread_attached(thread.handle(), tid, name, false);
+        let (tx, rx) = mpsc::channel::<Cmd>();
+        let (done_tx, done) = mpsc::channel();
+        let (started_tx, started) = mpsc::channel();
+        let (c2, t) = (c.clone(), thread.clone());
+        let handle = std::thread::spawn(move || {
+            while let Ok(cmd) = rx.recv() {
+                match cmd {
+                    Cmd::Write(n) => done_tx.send(write_calls(&c2, &t, tid, n)).unwrap(),
+                    Cmd::Spin(bound) => {
+                        let p = c2.pool().unwrap();
+                        let mut out = Vec::new();
+                        t.to_runnable();
+                        let mut i = 0u32;
+                        loop {
+                            if out.len() >= bound {
+                                // A long stretch without a trace point, until the doorbell.
+                                while t.block.stop.load(Ordering::Acquire) == 0 {
+                                    std::thread::yield_now();
+                                }
+                            }
+                            let now = c2.art().timer();
+                            let rec = if i % 2 == 0 {
+                                (t.pool_entry(p, tid, method(tid, i), now), true)
+                            } else {
+                                (t.pool_exit(p, tid, now), false)
+                            };
+                            if !rec.0 {
+                                break; // answered the stop: not written
+                            }
+                            out.push((rec.1, if rec.1 { method(tid, i) } else { 0 }, now));
+                            if i == 0 {
+                                started_tx.send(()).unwrap();
+                            }
+                            i += 1;
+                        }
+                        t.to_native();
+                        done_tx.send(out).unwrap();
+                    }
+                    Cmd::Exit => {
+                        c2.thread_detached(t.handle());
+                        done_tx.send(Vec::new()).unwrap();
+                        return;
+                    }
+                }
+            }
+        });
+        Worker {
+            tid,
+            thread,
+            tx,
+            done,
+            started,
+            handle: Some(handle),
+        }
+    }
+    fn send(&self, cmd: Cmd) {
+        self.tx.send(cmd).unwrap();
+    }
+    fn wait(&self) -> Vec<Rec> {
+        self.done.recv_timeout(Duration::from_secs(30)).unwrap()
+    }
+    fn exit(mut self) {
+        self.send(Cmd::Exit);
+        self.wait();
+        self.handle.take().unwrap().join().unwrap();
+    }
+}
+
+/// The file at `path`, per tid: every run's records decoded (start records left out), runs in
+/// order, with the counters recovered from the file alone.
+fn records_by_tid(files: &MemStorage, path: &std::path::Path) -> (Trace, BTreeMap<u32, Vec<Rec>>) {
+    let bytes = files.files.lock().unwrap()[path].clone();
+    let trace = Trace::parse(&bytes).expect("the flush's file parses");
+    let mut out: BTreeMap<u32, Vec<Rec>> = BTreeMap::new();
+    for section in trace.sections() {
+        let recs = out.entry(section.tid).or_default();
+        for run in &section.runs {
+            for e in run.decode_events(MODE).expect("every run decodes").events {
+                match e.kind {
+                    EventKind::Entry { method } => recs.push((true, method, e.counter)),
+                    EventKind::Exit => recs.push((false, 0, e.counter)),
+                    EventKind::Start => {}
+                }
+            }
+        }
+    }
+    out.retain(|_, v| !v.is_empty());
+    (trace, out)
+}
+
+fn add(expected: &mut BTreeMap<u32, Vec<Rec>>, tid: u32, recs: Vec<Rec>) {
+    if !recs.is_empty() {
+        expected.entry(tid).or_default().extend(recs);
+    }
+}
+
+/// One round: every long-lived worker writes (some runnable and answering the doorbell, the
+/// others in native code at the flush), short-lived threads start, write and exit before it,
+/// two more start and exit without a trace point. Returns what each thread wrote.
+fn round(
+    c: &Arc<Control<FakeArt>>,
+    workers: &[Worker],
+    next_tid: &mut u32,
+    salt: u32,
+) -> (BTreeMap<u32, Vec<Rec>>, Vec<usize>) {
+    let mut expected = BTreeMap::new();
+    let mut spinners = Vec::new();
+    for (i, w) in workers.iter().enumerate() {
+        if i % 4 == 3 {
+            w.send(Cmd::Spin(300 + 200 * i));
+            spinners.push(i);
+        } else if i == 0 {
+            // Many blocks: a run across block ends.
+            w.send(Cmd::Write(700 + salt));
+        } else {
+            w.send(Cmd::Write(3 + 5 * i as u32 + salt));
+        }
+    }
+    for i in 0..8u32 {
+        let tid = *next_tid;
+        *next_tid += 1;
+        let w = Worker::start(c, tid, &format!("short-{tid}"));
+        c.rebalance().unwrap(); // the control thread's answer to the attach
+        if i < 6 {
+            w.send(Cmd::Write(10 + i + salt));
+            add(&mut expected, tid, w.wait());
+        }
+        w.exit();
+    }
+    for (i, w) in workers.iter().enumerate() {
+        if spinners.contains(&i) {
+            w.started.recv_timeout(Duration::from_secs(30)).unwrap();
+        } else {
+            add(&mut expected, w.tid, w.wait());
+        }
+    }
+    (expected, spinners)
+}
+
+/// issue 17 A.2: `debug.hubble.threads all` traces every thread in one pool; a flush stops them
+/// all (doorbells, force stops of threads in native code), writes ONE version 4 file whose runs
+/// decode to exactly what each thread wrote (short-lived threads gone before the flush
+/// included), restarts every thread, and the next flush holds exactly what they wrote since.
+#[test]
+fn every_thread_is_traced_and_each_flush_writes_one_file_of_what_they_wrote() {
+    let (c, files) = pool_control(Duration::from_secs(20));
+    c.start_tracing().unwrap();
+    let workers: Vec<Worker> = (0..16)
+        .map(|i| Worker::start(&c, 200 + i, &format!("worker-{i}")))
+        .collect();
+    c.rebalance().unwrap();
+    assert_eq!(
+        c.traced_threads().len(),
+        16,
+        "every thread, not the N most recent"
+    );
+    let mut next_tid = 1000;
+    let mut paths = Vec::new();
+    for r in 0..2u32 {
+        let (mut expected, spinners) = round(&c, &workers, &mut next_tid, r);
+        let forced = c.stats.forced_stops.load(Ordering::Relaxed);
+        let coop = c.stats.cooperative_stops.load(Ordering::Relaxed);
+        let flushed = c.flush(workers[1].thread.handle(), "jank").unwrap();
+        for &i in &spinners {
+            add(&mut expected, workers[i].tid, workers[i].wait());
+        }
+        // The spinners answered their doorbells; the others were in native code.
+        assert_eq!(
+            c.stats.cooperative_stops.load(Ordering::Relaxed) - coop,
+            spinners.len() as u64
+        );
+        assert_eq!(
+            c.stats.forced_stops.load(Ordering::Relaxed) - forced,
+            (16 - spinners.len()) as u64
+        );
+        let path = flushed.path.expect("consent given");
+        assert!(
+            path.to_str().unwrap().ends_with("-0-jank.hubble"),
+            "{path:?}"
+        );
+        let (trace, got) = records_by_tid(&files, &path);
+        let Trace::Threads(file) = &trace else {
+            panic!("not a version 4 file")
+        };
+        assert_eq!(file.header.reason, "jank");
+        assert_eq!(
+            got.keys().collect::<Vec<_>>(),
+            expected.keys().collect::<Vec<_>>()
+        );
+        for (tid, want) in &expected {
+            assert_eq!(&got[tid], want, "round {r}: thread {tid}");
+        }
+        // Names of threads gone are kept; every method is named once.
+        let t = file.threads.iter().find(|t| t.tid == 1000 + 8 * r).unwrap();
+        assert_eq!(t.thread_name, format!("short-{}", 1000 + 8 * r));
+        for m in expected.values().flatten().filter(|r| r.0).map(|r| r.1) {
+            assert_eq!(file.symbols[&m], FakeArt::name_of(m));
+        }
+        assert!(
+            file.threads
+                .iter()
+                .any(|t| t.runs.iter().map(|r| r.blocks).sum::<u32>() > 2),
+            "a run across blocks"
+        );
+        paths.push(path);
+    }
+    assert_eq!(files.files.lock().unwrap().len(), 2, "one file per flush");
+    let p = c.pool().unwrap();
+    assert_eq!(p.stats().drops.load(Ordering::Relaxed), 0);
+    assert!(pool::head(p) < G.blocks as u64, "no block was reused");
+    for w in workers {
+        w.exit();
+    }
+}
+
+/// The ANR request in many-thread mode: one file of every thread with reason `anr`.
+#[test]
+fn an_anr_in_pool_mode_writes_one_file_of_every_thread() {
+    let (c, files) = pool_control(Duration::from_secs(20));
+    c.start_tracing().unwrap();
+    let workers: Vec<Worker> = (0..4)
+        .map(|i| Worker::start(&c, 300 + i, &format!("w{i}")))
+        .collect();
+    c.rebalance().unwrap();
+    let mut expected = BTreeMap::new();
+    for w in &workers {
+        w.send(Cmd::Write(5 + w.tid % 7));
+        add(&mut expected, w.tid, w.wait());
+    }
+    assert!(c.request_anr());
+    assert_eq!(c.handle_anr(), Some(Anr::Flushed(1)));
+    let all = files
+        .files
+        .lock()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect::<Vec<_>>();
+    assert_eq!(all.len(), 1, "{all:?}");
+    assert!(all[0].to_str().unwrap().ends_with("-0-anr.hubble"));
+    let (trace, got) = records_by_tid(&files, &all[0]);
+    assert_eq!(trace.common().reason, "anr");
+    assert_eq!(got, expected);
+    for w in workers {
+        w.exit();
+    }
+}
+
+/// docs/many-threads.md "What is left" 3, through the control plane: a flush times out on a
+/// runnable thread T (a long stretch without calls) and writes nothing; T then answers its stop
+/// and exits before anyone restarts it. `ThreadDetached` must seal T's block from its published
+/// end: the next flush holds everything T wrote, and the pool has the block back. The other
+/// thread was let go where it stopped (no start record), so its records are all there too.
+#[test]
+fn a_thread_that_exits_after_answering_a_stop_keeps_its_records_and_frees_its_block() {
+    let (c, files) = pool_control(Duration::from_millis(20));
+    c.start_tracing().unwrap();
+    let a = Worker::start(&c, 400, "a");
+    let t: Arc<FakeThread> = Arc::from(FakeThread::new());
+    c.thread_attached(t.handle(), 401, "t", false);
+    c.rebalance().unwrap();
+    a.send(Cmd::Write(9));
+    let mut expected = BTreeMap::new();
+    add(&mut expected, 400, a.wait());
+    let p = c.pool().unwrap();
+    t.to_runnable();
+    let mut wrote = Vec::new();
+    for i in 0..6 {
+        let now = c.art().timer();
+        assert!(t.pool_entry(p, 401, method(401, i), now));
+        wrote.push((true, method(401, i), now));
+    }
+    let held = t.block.end.load(Ordering::Relaxed);
+    // T stays runnable without a trace point: the flush cannot stop it.
+    match c.flush(a.thread.handle(), "jank") {
+        Err(RuntimeError::StopTimeout(h, _)) => assert_eq!(h, t.handle()),
+        other => panic!("expected a stop timeout, got {other:?}"),
+    }
+    assert!(files.files.lock().unwrap().is_empty());
+    // T answers (its next trace point is not written) and exits.
+    assert!(!t.pool_exit(p, 401, c.art().timer()));
+    t.to_native();
+    c.thread_detached(t.handle());
+    add(&mut expected, 401, wrote);
+    a.send(Cmd::Write(4));
+    add(&mut expected, 400, a.wait());
+    let path = c.flush(a.thread.handle(), "jank").unwrap().path.unwrap();
+    let (_, got) = records_by_tid(&files, &path);
+    assert_eq!(got, expected);
+    let state = p.copy()[(held - p.base()) / SLOT + H_STATE];
+    assert_ne!(state, OWNED, "the block of a thread gone is owned for good");
+    a.exit();
+}

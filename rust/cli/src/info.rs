@@ -131,19 +131,7 @@ fn threads(path: &std::path::Path, runs: &[input::LoadedRun]) -> Result<()> {
 fn single(loaded: &input::Loaded) -> Result<()> {
     let h = &loaded.file.header;
     let events = &loaded.decoded.events;
-    let mut entries = 0usize;
-    let mut exits = 0usize;
-    let mut methods = BTreeSet::new();
-    for event in events {
-        match event.kind {
-            EventKind::Entry { method } => {
-                entries += 1;
-                methods.insert(method);
-            }
-            EventKind::Exit => exits += 1,
-            EventKind::Start => {}
-        }
-    }
+    let (entries, exits, methods) = count(events);
     let unresolved = methods
         .iter()
         .filter(|m| !loaded.file.symbols.contains_key(m))

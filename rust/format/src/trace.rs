@@ -136,35 +136,25 @@ impl Trace {
 
     /// What every section shares.
     pub fn common(&self) -> Common<'_> {
+        // The two headers are different types with the same process-wide fields.
+        macro_rules! common {
+            ($h:expr, $symbols:expr) => {
+                Common {
+                    mode: $h.mode,
+                    timer_hz: $h.timer_hz,
+                    reference_counter: $h.reference_counter,
+                    wall_clock_ns: $h.wall_clock_ns,
+                    pid: $h.pid,
+                    process_name: &$h.process_name,
+                    reason: &$h.reason,
+                    metadata: &$h.metadata,
+                    symbols: $symbols,
+                }
+            };
+        }
         match self {
-            Trace::Single(f) => {
-                let h = &f.header;
-                Common {
-                    mode: h.mode,
-                    timer_hz: h.timer_hz,
-                    reference_counter: h.reference_counter,
-                    wall_clock_ns: h.wall_clock_ns,
-                    pid: h.pid,
-                    process_name: &h.process_name,
-                    reason: &h.reason,
-                    metadata: &h.metadata,
-                    symbols: &f.symbols,
-                }
-            }
-            Trace::Threads(f) => {
-                let h = &f.header;
-                Common {
-                    mode: h.mode,
-                    timer_hz: h.timer_hz,
-                    reference_counter: h.reference_counter,
-                    wall_clock_ns: h.wall_clock_ns,
-                    pid: h.pid,
-                    process_name: &h.process_name,
-                    reason: &h.reason,
-                    metadata: &h.metadata,
-                    symbols: &f.symbols,
-                }
-            }
+            Trace::Single(f) => common!(f.header, &f.symbols),
+            Trace::Threads(f) => common!(f.header, &f.symbols),
         }
     }
 

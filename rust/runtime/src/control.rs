@@ -3,7 +3,7 @@
 //! paths: they only ever see their five words change.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -1267,14 +1267,7 @@ impl<A: Art> Control<A> {
         }
         out.commit().map_err(io(&path))?;
         let t3 = Instant::now();
-        if let Err(e) = flush::apply_retention(
-            &*self.storage,
-            dir,
-            self.config.max_files,
-            self.config.max_bytes,
-        ) {
-            warn!("hubble: retention in {}: {e}", dir.display());
-        }
+        self.retain(dir);
         Ok(Flushed {
             path: Some(path),
             slots,
@@ -1406,6 +1399,18 @@ impl<A: Art> Control<A> {
             .map_err(io(&path))?;
         file.commit().map_err(io(&path))?;
         let finished = t2.elapsed();
+        self.retain(dir);
+        Ok(Flushed {
+            path: Some(path),
+            slots: window.len(),
+            symbols: symbols.len(),
+            phases: [t1 - t0, symbolized, window_written, finished],
+        })
+    }
+
+    /// Applies the retention limits to `dir` after a file landed there; a failure is logged,
+    /// not the flush's (the file is written).
+    fn retain(&self, dir: &Path) {
         if let Err(e) = flush::apply_retention(
             &*self.storage,
             dir,
@@ -1414,12 +1419,6 @@ impl<A: Art> Control<A> {
         ) {
             warn!("hubble: retention in {}: {e}", dir.display());
         }
-        Ok(Flushed {
-            path: Some(path),
-            slots: window.len(),
-            symbols: symbols.len(),
-            phases: [t1 - t0, symbolized, window_written, finished],
-        })
     }
 
     /// Names for every distinct pointer of a window, sorted by pointer: cache, dead-loader

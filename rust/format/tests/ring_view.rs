@@ -169,3 +169,47 @@ fn a_two_slot_entry_across_the_wrap_decodes() {
         ]
     );
 }
+
+/// Two-slot entries whose pointer's low word looks like a control value or is odd (3, 5, 2):
+/// both decoders give the pointer as written.
+#[test]
+fn wide_pointers_with_any_low_word_decode_as_written() {
+    use hubble_format::slot::{encode_entry, Record};
+    use hubble_format::{decode_events, EventIter, EventKind};
+    for pointer in [
+        0x7f_0000_0003u64,
+        0x7f_0000_0005,
+        0x7f_0000_0002,
+        0x7f_0000_1000,
+    ] {
+        let mut slots = Vec::new();
+        let (s, n) = encode_entry(Mode::Bits64, pointer, 10).unwrap();
+        slots.extend_from_slice(&s[..n]);
+        slots.push(encode_exit(11));
+        let view = RingView::linear(&slots);
+        let w = decode(&view, Mode::Bits64).unwrap();
+        assert_eq!(
+            w.records,
+            [
+                Record::Entry {
+                    method: pointer,
+                    ts: 10
+                },
+                Record::Exit { ts: 11 }
+            ],
+            "{pointer:#x}"
+        );
+        // The backward decoder, and the forward iterator (its own slot-pair logic).
+        let events = decode_events(&view, Mode::Bits64, 20u64).unwrap().events;
+        let forward: Vec<_> = EventIter::new(&view, Mode::Bits64, 20u64)
+            .unwrap()
+            .collect();
+        assert_eq!(forward, events, "{pointer:#x}");
+        let kinds: Vec<EventKind> = events.iter().map(|e| e.kind).collect();
+        assert_eq!(
+            kinds,
+            [EventKind::Entry { method: pointer }, EventKind::Exit],
+            "{pointer:#x}"
+        );
+    }
+}

@@ -123,11 +123,8 @@ pub fn folded_lines_threads(inputs: &[Input<'_>], threads: &[usize]) -> Result<V
                     let node = trie.child(parent, name);
                     stack.push(node);
                 }
-                Step::Exit => {
-                    if stack.len() > 1 {
-                        stack.pop();
-                    }
-                }
+                // Steps are balanced; the base (the thread's root) stays whatever comes.
+                Step::Exit => stack.truncate((stack.len() - 1).max(1)),
             }
         }
         trie.settle(&p.clock);

@@ -130,3 +130,75 @@ fn json_strings_escape_exactly_the_control_characters() {
     let back: String = serde_json::from_str(&json(&all)).unwrap();
     assert_eq!(back, all);
 }
+
+/// Perfetto's track tree: one process track per pid, each thread's track under its process's,
+/// every uuid distinct (two processes here, so a constant uuid would merge them).
+#[test]
+fn perfetto_tracks_hang_under_their_process() {
+    use hubble_export::proto::trace_packet::Data;
+    use prost::Message;
+    let files: Vec<TraceFile> = [(100u32, 10u32), (100, 11), (200, 20)]
+        .iter()
+        .map(|&(pid, tid)| {
+            let mut f = trace(&Spec {
+                ring_slots: 64,
+                laps: 0.5,
+                seed: u64::from(tid),
+                tid,
+                ..Spec::default()
+            });
+            f.header.pid = pid;
+            f
+        })
+        .collect();
+    let inputs: Vec<Input<'_>> = files.iter().map(|f| Input { file: f, name: "t" }).collect();
+    let mut out = Vec::new();
+    hubble_export::perfetto::write(&inputs, &mut out).unwrap();
+    let trace = hubble_export::proto::Trace::decode(out.as_slice()).unwrap();
+    let mut processes = std::collections::BTreeMap::new();
+    let mut threads = Vec::new();
+    for p in &trace.packet {
+        if let Some(Data::TrackDescriptor(d)) = &p.data {
+            if let Some(proc) = &d.process {
+                processes.insert(proc.pid.unwrap(), d.uuid.unwrap());
+            }
+            if let Some(t) = &d.thread {
+                threads.push((
+                    t.pid.unwrap(),
+                    t.tid.unwrap(),
+                    d.uuid.unwrap(),
+                    d.parent_uuid,
+                ));
+            }
+        }
+    }
+    assert_eq!(processes.keys().copied().collect::<Vec<_>>(), [100, 200]);
+    assert_eq!(threads.len(), 3);
+    for &(pid, tid, _, parent) in &threads {
+        assert_eq!(parent, Some(processes[&pid]), "thread {tid}");
+    }
+    let mut uuids: Vec<u64> = processes.values().copied().collect();
+    uuids.extend(threads.iter().map(|t| t.2));
+    let n = uuids.len();
+    uuids.sort_unstable();
+    uuids.dedup();
+    assert_eq!(uuids.len(), n, "track uuids collide: {uuids:x?}");
+}
+
+/// `PrettyMethod` names at the edges of the splitter: no argument list, an unclosed one, a
+/// leading or trailing dot (no class, or no method: the whole is the method of class `hubble`).
+#[test]
+fn names_split_at_their_edges() {
+    use hubble_export::names::split;
+    let s = |n: &str| {
+        let x = split(n);
+        (x.class, x.method, x.signature)
+    };
+    let own = |c: &str, m: &str, sig: &str| (c.to_owned(), m.to_owned(), sig.to_owned());
+    assert_eq!(s("void a.B.m"), own("a.B", "m", "()V"));
+    assert_eq!(s("a.B.m(int"), own("a.B", "m(int", "()"));
+    assert_eq!(s("int a.B.m(int, long)"), own("a.B", "m", "(IJ)I"));
+    assert_eq!(s(".m()"), own("hubble", ".m", "()"));
+    assert_eq!(s("a.()"), own("hubble", "a.", "()"));
+    assert_eq!(s("m"), own("hubble", "m", "()"));
+}

@@ -45,7 +45,9 @@ pub fn process_uuid(pid: u32) -> u64 {
 
 /// The track uuid of thread `index` (the input's index with [`write`]).
 pub fn thread_uuid(index: usize, tid: u32) -> u64 {
-    0x4855_4254_0000_0000 ^ ((index as u64 + 1) << 32) ^ u64::from(tid)
+    // The high word tells the thread numbers apart (tids repeat across processes and a
+    // version 4 thread's runs), the low word is the tid.
+    ((0x4855_4254 ^ index as u64) << 32) | u64::from(tid)
 }
 
 /// Writes `v` as a protobuf varint into `out`, returning the bytes used.

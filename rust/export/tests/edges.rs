@@ -202,3 +202,20 @@ fn names_split_at_their_edges() {
     assert_eq!(s("a.()"), own("hubble", "a.", "()"));
     assert_eq!(s("m"), own("hubble", "m", "()"));
 }
+
+/// Track uuids stay distinct with many threads: 40 inputs whose tids repeat every 4 (tids are
+/// reused across processes, and a version 4 thread's runs are inputs of their own), so neither
+/// the tid nor the index alone can make a uuid, and enough of them to reach the high word's set
+/// bits.
+#[test]
+fn perfetto_uuids_are_distinct_for_many_threads() {
+    use hubble_export::perfetto::{process_uuid, thread_uuid};
+    let mut uuids = vec![process_uuid(100), process_uuid(200)];
+    for index in 0..40usize {
+        uuids.push(thread_uuid(index, 1000 + (index % 4) as u32));
+    }
+    let n = uuids.len();
+    uuids.sort_unstable();
+    uuids.dedup();
+    assert_eq!(uuids.len(), n, "track uuids collide");
+}

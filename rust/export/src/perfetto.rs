@@ -717,7 +717,12 @@ mod tests {
                 })),
                 ..Default::default()
             };
-            assert_eq!(trace.packet, vec![want]);
+            assert_eq!(trace.packet, vec![want.clone()]);
+            // As long as prost's encoding (fields in another order): canonical varints. A
+            // decoder also takes one padded with empty continuation bytes, so decoding alone
+            // cannot see a length miscounted upwards.
+            let canonical = proto::Trace { packet: vec![want] }.encoded_len();
+            assert_eq!(sink.len(), canonical, "delta {delta} seq {seq} iid {iid:?}");
         }
     }
 

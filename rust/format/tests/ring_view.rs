@@ -148,11 +148,18 @@ fn the_smallest_pointers_decode_as_entries() {
 #[test]
 fn a_two_slot_entry_across_the_wrap_decodes() {
     use hubble_format::slot::Record;
-    let mut slots = [encode_exit(5); 8];
+    let mut slots = [encode_exit(1); 8];
     slots[0] = pack(9, WIDE_ENTRY);
     slots[7] = 0x7f_0000_1000;
     slots[6] = pack(3, 0x2000);
     let view = RingView::new(&slots, 8, None).unwrap();
+    // The forward iterator sees the pair across the wrap too.
+    use hubble_format::{decode_events, EventIter};
+    let events = decode_events(&view, Mode::Bits64, 100u64).unwrap().events;
+    let forward: Vec<_> = EventIter::new(&view, Mode::Bits64, 100u64)
+        .unwrap()
+        .collect();
+    assert_eq!(forward, events);
     let w = decode(&view, Mode::Bits64).unwrap();
     let n = w.records.len();
     assert_eq!(
@@ -212,4 +219,18 @@ fn wide_pointers_with_any_low_word_decode_as_written() {
             "{pointer:#x}"
         );
     }
+}
+
+/// The iterator's oldest counter is its first event's, and there is none in an empty window.
+#[test]
+fn the_oldest_counter_is_the_first_events() {
+    use hubble_format::EventIter;
+    let slots = [encode_exit(7), encode_exit(9)];
+    let it = EventIter::new(&RingView::linear(&slots), Mode::Bits64, 20u64).unwrap();
+    let first = it.clone().next().unwrap().counter;
+    assert_eq!(first, 7);
+    assert_eq!(it.oldest_counter(), Some(first));
+    let empty = EventIter::new(&RingView::linear(&slots[..0]), Mode::Bits64, 20u64).unwrap();
+    assert_eq!(empty.oldest_counter(), None);
+    assert_eq!(empty.count(), 0);
 }

@@ -10,6 +10,14 @@ pub type ThreadHandle = usize;
 pub trait Art: Send + Sync + 'static {
     /// Address of the thread's `tlsPtr_.hubble_cursor` (the first word of its [`ThreadBlock`]).
     fn block_address(&self, thread: ThreadHandle) -> usize;
+
+    /// Whether every trace point of this ART (compiled code, nterp, the C++ trace point) takes
+    /// the pool's block-end path when `begin` carries the pool tag. None does in ART built from
+    /// this tree yet (`docs/many-threads.md`, "What is left"): a thread given pool words there
+    /// would run its ring slow path on a pool block, so many-thread mode is refused.
+    fn has_pool_path(&self) -> bool {
+        false
+    }
     /// Whether the thread is runnable (may execute managed code and trace points).
     fn is_runnable(&self, thread: ThreadHandle) -> bool;
     /// Blocks the thread's transitions into runnable (ART's suspend request under

@@ -377,10 +377,18 @@ impl<A: Art> Control<A> {
     /// A control plane; nothing is traced until [`Control::start_tracing`].
     pub fn new(
         art: A,
-        config: Config,
+        mut config: Config,
         props: Arc<dyn PropertySource>,
         storage: Box<dyn Storage>,
     ) -> Control<A> {
+        if config.pool.is_some() && !art.has_pool_path() {
+            config.pool = None;
+            log::error!(
+                "hubble: debug.hubble.threads = all: the trace points of this ART build have no \
+                 block-end path for the pool yet (docs/many-threads.md); tracing keeps {}",
+                config.describe_mode()
+            );
+        }
         Control {
             art,
             threads_n: AtomicUsize::new(config.threads.max(1)),

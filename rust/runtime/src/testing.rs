@@ -106,6 +106,9 @@ pub struct FakeArt {
     /// `AttachCurrentThread` fails, as ART's does while the runtime shuts down or when
     /// `Thread::Init` fails (`Thread::Attach` returns null).
     pub attach_refused: AtomicBool,
+    /// This ART's trace points have no block-end path for the pool (as ART built from this
+    /// tree today): many-thread mode must be refused ([`Art::has_pool_path`]).
+    pub without_pool_path: bool,
 }
 
 impl FakeArt {
@@ -178,6 +181,10 @@ pub fn monotonic_ns() -> u64 {
 }
 
 impl Art for FakeArt {
+    fn has_pool_path(&self) -> bool {
+        // FakeThread::pool_entry/pool_exit run the pool's traced side (runtime/src/pool.rs).
+        !self.without_pool_path
+    }
     fn block_address(&self, thread: ThreadHandle) -> usize {
         // SAFETY: tests register only live FakeThreads and keep them alive while registered.
         let t = unsafe { &*(thread as *const FakeThread) };

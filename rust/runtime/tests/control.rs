@@ -920,3 +920,31 @@ fn a_control_plane_in_pool_mode_traces_every_thread_and_a_bad_one_keeps_rings() 
         }
     }
 }
+
+// On a device today: ART's trace points (compiled code, nterp, the C++ trace point) have no
+// block-end path for the pool, so a thread given pool words would run its ring slow path on a
+// pool block. `debug.hubble.threads all` must then keep the rings, aloud.
+#[test]
+fn many_thread_mode_is_refused_on_an_art_without_the_pool_path() {
+    use hubble_runtime::props::{FakeProperties, THREADS};
+    let tmp = tempfile::tempdir().unwrap();
+    let p = FakeProperties::default();
+    p.set(THREADS, "all");
+    let cfg = config(tmp.path()).with_properties(&p);
+    assert!(cfg.pool.is_some(), "the configuration asks for the pool");
+    let mut art = FakeArt::default();
+    art.without_pool_path = true;
+    let c = Control::new(art, cfg, props(true), Box::new(FsStorage));
+    assert!(c.pool().is_none());
+    let threads: Vec<Box<FakeThread>> = (0..3).map(|_| FakeThread::new()).collect();
+    for (i, t) in threads.iter().enumerate() {
+        c.thread_attached(t.handle(), 10 + i as u32, "t", i == 0);
+    }
+    c.start_tracing().unwrap();
+    assert_eq!(
+        c.traced_threads().len(),
+        1,
+        "rings: the most recent UI thread"
+    );
+    c.stop_tracing().unwrap();
+}

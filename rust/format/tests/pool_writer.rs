@@ -191,3 +191,25 @@ fn pool_errors_say_what_is_wrong() {
         "block 2 closes at 0x1234, outside its data area: the pool is corrupt"
     );
 }
+
+/// The block size the runtime builds its geometry from: 16 KiB as the layout says, a power of
+/// two (the emitted code finds a block's end by masking), and a block of it makes a pool the
+/// reference writer accepts and fills.
+#[test]
+fn the_runtime_block_size_makes_a_valid_pool() {
+    use hubble_format::pool::BLOCK_BYTES;
+    assert_eq!(BLOCK_BYTES, 1 << 14);
+    assert!(BLOCK_BYTES.is_power_of_two());
+    let g = Geometry {
+        blocks: 4,
+        block_slots: BLOCK_BYTES / 8,
+        active: 2,
+    };
+    let mut w = PoolWriter::new(Mode::Bits64, g, BASE);
+    w.start_thread(1);
+    for t in 0..3000u64 {
+        assert!(w.entry(1, 0x100, t).unwrap());
+    }
+    let streams = thread_streams(&w.snapshot(), g, BASE).unwrap();
+    assert_eq!(streams.iter().map(|s| s.slots.len()).sum::<usize>(), 3000);
+}

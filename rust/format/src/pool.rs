@@ -396,7 +396,9 @@ pub fn blocks(
     let mut out = Vec::new();
     for index in 0..geometry.blocks {
         let at = geometry.block_index(index);
-        let close = snapshot[at + H_CLOSE];
+        // The block's header words, by their slot numbers (H_IDENT is 0).
+        let header = &snapshot[at..];
+        let close = header[H_CLOSE];
         if close == 0 {
             continue;
         }
@@ -410,13 +412,13 @@ pub fn blocks(
                 close,
             });
         };
-        let (tid, seq) = slot::unpack(snapshot[at + H_IDENT]);
+        let (tid, seq) = slot::unpack(header[H_IDENT]);
         out.push(BlockInfo {
             index,
             tid,
             seq,
-            ticket: snapshot[at + H_TICKET],
-            time: snapshot[at + H_TIME],
+            ticket: header[H_TICKET],
+            time: header[H_TIME],
             used: (used_bytes / SLOT_BYTES as u64) as usize,
         });
     }

@@ -219,3 +219,17 @@ fn perfetto_uuids_are_distinct_for_many_threads() {
     uuids.dedup();
     assert_eq!(uuids.len(), n, "track uuids collide");
 }
+
+/// `write_folded` writes `folded_lines`, one a line (the CLI's `--format folded` and
+/// flamegraph.pl read this text).
+#[test]
+fn write_folded_writes_the_folded_lines() {
+    let files = with_tids(&[10, 11]);
+    let inputs: Vec<Input<'_>> = files.iter().map(|f| Input { file: f, name: "t" }).collect();
+    let lines = hubble_export::folded::folded_lines(&inputs).unwrap();
+    assert!(!lines.is_empty());
+    let mut out = Vec::new();
+    hubble_export::folded::write_folded(&inputs, &mut out).unwrap();
+    let want: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    assert_eq!(String::from_utf8(out).unwrap(), want);
+}

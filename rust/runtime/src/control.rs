@@ -367,6 +367,56 @@ pub struct Control<A: Art> {
     pub stats: Stats,
 }
 
+/// What one look at a thread asked to stop found.
+enum Polled {
+    Stopped(usize),
+    Pending,
+    NotTracing,
+}
+
+/// Waiting for stops: spin briefly (a stop is usually answered within microseconds), then
+/// yield, then sleep with doubling up to `max_sleep`, never past the deadline.
+struct Backoff {
+    deadline: Instant,
+    max_sleep: Duration,
+    spins: u32,
+    sleep: Duration,
+}
+
+impl Backoff {
+    fn new(timeout: Duration, max_sleep: Duration) -> Backoff {
+        Backoff {
+            deadline: Instant::now() + timeout,
+            max_sleep,
+            spins: 0,
+            sleep: Duration::from_micros(2),
+        }
+    }
+
+    /// Waits a little; false once the deadline has passed.
+    fn wait(&mut self) -> bool {
+        if self.spins < 64 {
+            self.spins += 1;
+            std::hint::spin_loop();
+        } else if self.spins < 80 {
+            self.spins += 1;
+            std::thread::yield_now();
+        } else {
+            let now = Instant::now();
+            if now >= self.deadline {
+                return false;
+            }
+            if self.max_sleep.is_zero() {
+                std::thread::yield_now();
+            } else {
+                std::thread::sleep(self.sleep.min(self.deadline - now));
+                self.sleep = (self.sleep * 2).min(self.max_sleep);
+            }
+        }
+        true
+    }
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     // A panic elsewhere must not take tracing control down with it: the data is still sane
     // (every critical section leaves it consistent before anything that can panic).
@@ -777,44 +827,17 @@ impl<A: Art> Control<A> {
             pending.push((h, e.block));
         }
         let mut stopped = Vec::with_capacity(pending.len());
-        let deadline = Instant::now() + self.config.stop_timeout;
-        let mut spins = 0u32;
-        let mut sleep = Duration::from_micros(2);
+        let mut backoff = Backoff::new(self.config.stop_timeout, self.config.max_poll_sleep);
         loop {
             pending.retain(|&(h, addr)| {
                 // SAFETY: registered threads are alive while the registry lock is held.
                 let b = unsafe { block_at(addr) };
-                let end = match block::poll_stopped(b) {
-                    Some(end) => {
-                        self.stats.cooperative_stops.fetch_add(1, Ordering::Relaxed);
-                        Some(end)
-                    }
-                    None if !self.art.is_runnable(h) => {
-                        match block::force_stop(
-                            b,
-                            &ArtStateLock {
-                                art: &self.art,
-                                thread: h,
-                            },
-                        ) {
-                            ForceStop::Forced(end) => {
-                                self.stats.forced_stops.fetch_add(1, Ordering::Relaxed);
-                                Some(end)
-                            }
-                            ForceStop::AlreadyStopped(end) => {
-                                self.stats.cooperative_stops.fetch_add(1, Ordering::Relaxed);
-                                Some(end)
-                            }
-                            ForceStop::Runnable => {
-                                self.stats.recheck_saves.fetch_add(1, Ordering::Relaxed);
-                                None
-                            }
-                            // Cursor 0 and nothing published: it holds no block (SEALED as
-                            // its end: nothing to close, a restart starts it afresh).
-                            ForceStop::NotTracing => Some(hubble_format::pool::SEALED as usize),
-                        }
-                    }
-                    None => None,
+                let end = match self.poll_stop(b, h) {
+                    Polled::Stopped(end) => Some(end),
+                    Polled::Pending => None,
+                    // Cursor 0 and nothing published: it holds no block (SEALED as its end:
+                    // nothing to close, a restart starts it afresh).
+                    Polled::NotTracing => Some(hubble_format::pool::SEALED as usize),
                 };
                 match end {
                     Some(end) => {
@@ -834,24 +857,8 @@ impl<A: Art> Control<A> {
             if pending.is_empty() {
                 break;
             }
-            // Backing off as `wait_stopped` does.
-            if spins < 64 {
-                spins += 1;
-                std::hint::spin_loop();
-            } else if spins < 80 {
-                spins += 1;
-                std::thread::yield_now();
-            } else {
-                let now = Instant::now();
-                if now >= deadline {
-                    break;
-                }
-                if self.config.max_poll_sleep.is_zero() {
-                    std::thread::yield_now();
-                } else {
-                    std::thread::sleep(sleep.min(deadline - now));
-                    sleep = (sleep * 2).min(self.config.max_poll_sleep);
-                }
+            if !backoff.wait() {
+                break;
             }
         }
         for s in &stopped {
@@ -916,56 +923,47 @@ impl<A: Art> Control<A> {
     }
 
     fn wait_stopped(&self, b: &ThreadBlock, h: ThreadHandle) -> Result<usize, RuntimeError> {
-        let deadline = Instant::now() + self.config.stop_timeout;
-        let mut spins = 0u32;
-        let mut sleep = Duration::from_micros(2);
+        let mut backoff = Backoff::new(self.config.stop_timeout, self.config.max_poll_sleep);
         loop {
-            if let Some(end) = block::poll_stopped(b) {
+            match self.poll_stop(b, h) {
+                Polled::Stopped(end) => return Ok(end),
+                Polled::NotTracing => return Err(RuntimeError::NotTraced(h)),
+                Polled::Pending => {}
+            }
+            if !backoff.wait() {
+                return Err(RuntimeError::StopTimeout(h, self.config.stop_timeout));
+            }
+        }
+    }
+
+    /// One look at a thread asked to stop: its published end, or (not running managed code)
+    /// the §6 force stop; counted in the stats.
+    fn poll_stop(&self, b: &ThreadBlock, h: ThreadHandle) -> Polled {
+        if let Some(end) = block::poll_stopped(b) {
+            self.stats.cooperative_stops.fetch_add(1, Ordering::Relaxed);
+            return Polled::Stopped(end);
+        }
+        if self.art.is_runnable(h) {
+            return Polled::Pending;
+        }
+        let lock = ArtStateLock {
+            art: &self.art,
+            thread: h,
+        };
+        match block::force_stop(b, &lock) {
+            ForceStop::Forced(end) => {
+                self.stats.forced_stops.fetch_add(1, Ordering::Relaxed);
+                Polled::Stopped(end)
+            }
+            ForceStop::AlreadyStopped(end) => {
                 self.stats.cooperative_stops.fetch_add(1, Ordering::Relaxed);
-                return Ok(end);
+                Polled::Stopped(end)
             }
-            if !self.art.is_runnable(h) {
-                match block::force_stop(
-                    b,
-                    &ArtStateLock {
-                        art: &self.art,
-                        thread: h,
-                    },
-                ) {
-                    ForceStop::Forced(end) => {
-                        self.stats.forced_stops.fetch_add(1, Ordering::Relaxed);
-                        return Ok(end);
-                    }
-                    ForceStop::AlreadyStopped(end) => {
-                        self.stats.cooperative_stops.fetch_add(1, Ordering::Relaxed);
-                        return Ok(end);
-                    }
-                    ForceStop::Runnable => {
-                        self.stats.recheck_saves.fetch_add(1, Ordering::Relaxed);
-                    }
-                    ForceStop::NotTracing => return Err(RuntimeError::NotTraced(h)),
-                }
+            ForceStop::Runnable => {
+                self.stats.recheck_saves.fetch_add(1, Ordering::Relaxed);
+                Polled::Pending
             }
-            // Backing off: spin briefly (a stop is usually answered within microseconds),
-            // then yield, then sleep with doubling up to 1 ms, never past the deadline.
-            if spins < 64 {
-                spins += 1;
-                std::hint::spin_loop();
-            } else if spins < 80 {
-                spins += 1;
-                std::thread::yield_now();
-            } else {
-                let now = Instant::now();
-                if now >= deadline {
-                    return Err(RuntimeError::StopTimeout(h, self.config.stop_timeout));
-                }
-                if self.config.max_poll_sleep.is_zero() {
-                    std::thread::yield_now();
-                } else {
-                    std::thread::sleep(sleep.min(deadline - now));
-                    sleep = (sleep * 2).min(self.config.max_poll_sleep);
-                }
-            }
+            ForceStop::NotTracing => Polled::NotTracing,
         }
     }
 

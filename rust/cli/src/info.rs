@@ -51,14 +51,7 @@ fn threads(path: &std::path::Path, runs: &[input::LoadedRun]) -> Result<()> {
     println!("file:            {}", path.display());
     println!("format:          version 4 (many threads: one section per thread)");
     println!("process:         {} (pid {})", h.process_name, h.pid);
-    println!("reason:          {}", h.reason);
-    for (key, value) in &h.metadata {
-        println!("metadata:        {key} = {value}");
-    }
-    println!(
-        "mode:            {}-bit",
-        if h.mode == Mode::Bits64 { 64 } else { 32 }
-    );
+    reason_metadata_mode(h);
     // The newest run of any thread keeps the flush's reference pair.
     let newest = &runs
         .iter()
@@ -143,14 +136,7 @@ fn single(loaded: &input::Loaded) -> Result<()> {
     println!("file:            {}", loaded.path.display());
     println!("process:         {} (pid {})", h.process_name, h.pid);
     println!("thread:          {} (tid {})", h.thread_name, h.tid);
-    println!("reason:          {}", h.reason);
-    for (key, value) in &h.metadata {
-        println!("metadata:        {key} = {value}");
-    }
-    println!(
-        "mode:            {}-bit",
-        if h.mode == Mode::Bits64 { 64 } else { 32 }
-    );
+    reason_metadata_mode(h);
     println!(
         "timer:           {} Hz, reference counter {}",
         h.timer_hz, h.reference_counter
@@ -192,4 +178,16 @@ fn single(loaded: &input::Loaded) -> Result<()> {
         println!("note:            a two-slot entry cut by the wrap was dropped");
     }
     Ok(())
+}
+
+/// The lines every file version prints alike: trigger reason, metadata, ISA mode.
+fn reason_metadata_mode(h: &hubble_format::TraceHeader) {
+    println!("reason:          {}", h.reason);
+    for (key, value) in &h.metadata {
+        println!("metadata:        {key} = {value}");
+    }
+    println!(
+        "mode:            {}-bit",
+        if h.mode == Mode::Bits64 { 64 } else { 32 }
+    );
 }

@@ -409,6 +409,19 @@ pub fn window_offset(h: &TraceHeader) -> Result<usize, FileError> {
     Ok((len + 7) & !7)
 }
 
+/// Checks that symbol `pointer` comes after the one before it (`previous`, updated): readers
+/// rely on the order, so a writer's mistake would be a corrupt file and a reader refuses it.
+pub(crate) fn symbol_in_order(previous: &mut Option<u64>, pointer: u64) -> Result<(), FileError> {
+    if previous.is_some_and(|p| p >= pointer) {
+        return Err(invalid(
+            "symbol table",
+            "pointers are not strictly increasing",
+        ));
+    }
+    *previous = Some(pointer);
+    Ok(())
+}
+
 fn strings(h: &TraceHeader) -> [(&'static str, &String); 3] {
     [
         ("thread name", &h.thread_name),
@@ -481,13 +494,7 @@ pub fn encode_around<'s>(
     for (pointer, name) in symbols {
         // The count is in the header and readers rely on the order: a caller's mistake here
         // would be a corrupt file.
-        if previous.is_some_and(|p| p >= pointer) {
-            return Err(invalid(
-                "symbol table",
-                "pointers are not strictly increasing",
-            ));
-        }
-        previous = Some(pointer);
+        symbol_in_order(&mut previous, pointer)?;
         let len = u16::try_from(name.len())
             .map_err(|_| invalid("symbol name", alloc::format!("{pointer:#x} is too long")))?;
         tail.extend_from_slice(&pointer.to_le_bytes());
@@ -764,13 +771,7 @@ impl Head {
             let len = usize::from(r.u16("the symbol table")?);
             let name = core::str::from_utf8(r.take(len, "the symbol table")?)
                 .map_err(|_| invalid("symbol name", alloc::format!("{pointer:#x} is not UTF-8")))?;
-            if previous.is_some_and(|p| p >= pointer) {
-                return Err(invalid(
-                    "symbol table",
-                    "pointers are not strictly increasing",
-                ));
-            }
-            previous = Some(pointer);
+            symbol_in_order(&mut previous, pointer)?;
             symbols.push((pointer, String::from(name)));
         }
         let symbols = BTreeMap::from_iter(symbols);

@@ -349,13 +349,7 @@ impl ThreadsFile {
         let mut table = BTreeMap::new();
         let mut previous = None;
         for (pointer, name) in symbols {
-            if previous.is_some_and(|p| p >= pointer) {
-                return Err(invalid(
-                    "symbol table",
-                    "pointers are not strictly increasing",
-                ));
-            }
-            previous = Some(pointer);
+            crate::file::symbol_in_order(&mut previous, pointer)?;
             let name = core::str::from_utf8(name)
                 .map_err(|_| invalid("symbol name", alloc::format!("{pointer:#x} is not UTF-8")))?;
             table.insert(pointer, String::from(name));

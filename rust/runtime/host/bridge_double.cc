@@ -50,7 +50,8 @@ int hubble_double_suspend_count(size_t t) {
   return T(t)->GetSuspendCount();
 }
 int hubble_double_waiting(size_t t) { return T(t)->Waiting(); }
-int hubble_double_atrace_depth() { return art::model::gATraceDepth.load(); }
+// The calling thread's open atrace sections.
+int hubble_double_atrace_depth() { return art::model::gATraceDepth; }
 // Test rescue after a detected leak: lowers the count to 0 and wakes the thread, so that the
 // failing test can report instead of hanging.
 void hubble_double_release(size_t t) {
@@ -100,6 +101,8 @@ void LoaderMethods(size_t loader, rust::Vec<uint64_t>& out) {
 uint64_t ReadTimer() { return Now(CLOCK_MONOTONIC); }
 uint64_t TimerHz() { return 1000000000u; }
 uint64_t WallClockNs() { return Now(CLOCK_REALTIME); }
+// The host's C++ double has no compiled code calling a block-end function: no pool path.
+uint64_t PoolTakeEntry() { return 0; }
 bool AttachCurrentThread(rust::Str) { return true; }
 void DetachCurrentThread() {}
 

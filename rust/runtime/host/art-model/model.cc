@@ -6,7 +6,7 @@
 
 namespace art {
 namespace model {
-std::atomic<int> gATraceDepth{0};
+thread_local int gATraceDepth = 0;
 }  // namespace model
 
 Mutex* Locks::thread_list_lock_ = new Mutex("thread list lock");

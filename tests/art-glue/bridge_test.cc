@@ -70,20 +70,27 @@ GLUE_TEST(block_address_is_the_committed_cursor_offset_and_a_new_block_is_zero) 
   std::ifstream f(path);
   std::string field;
   long size = 0, offset = -1, want = -1;
+  long tid_offset = -1;
   std::string line;
   while (std::getline(f, line)) {
     if (line.empty() || line[0] == '#') continue;
     char name[64];
     if (std::sscanf(line.c_str(), "%63s %ld %ld", name, &size, &offset) == 3 &&
-        std::strcmp(name, "hubble_cursor") == 0 && size == static_cast<long>(sizeof(void*))) {
-      want = offset;
+        size == static_cast<long>(sizeof(void*))) {
+      if (std::strcmp(name, "hubble_cursor") == 0) want = offset;
+      if (std::strcmp(name, "tid") == 0) tid_offset = offset;
     }
   }
   GLUE_CHECK(want > 0, "no hubble_cursor line for %zu-byte pointers in %s", sizeof(void*), path);
+  GLUE_CHECK(tid_offset >= 0, "no tid line for %zu-byte pointers in %s", sizeof(void*), path);
   Thread* t = AttachAndRegister("main");
   size_t block = art::hubble::BlockAddress(H(t));
   GLUE_CHECK(static_cast<long>(block - H(t)) == want, "BlockAddress - Thread* = %ld, want %ld",
              static_cast<long>(block - H(t)), want);
+  // The pool's block-end functions read the tid there into each block header.
+  const uint32_t tid_there = *reinterpret_cast<const uint32_t*>(H(t) + tid_offset);
+  GLUE_CHECK(tid_there == static_cast<uint32_t>(t->GetTid()), "Thread+%ld holds %u, GetTid() %d",
+             tid_offset, tid_there, t->GetTid());
   const uint64_t* words = reinterpret_cast<const uint64_t*>(block);
   for (int i = 0; i < 5; ++i) GLUE_CHECK(words[i] == 0, "block word %d = %" PRIx64, i, words[i]);
 }

@@ -6,6 +6,7 @@
 //!
 //! ```text
 //! pool:   [next: ticket counter][mask: N - 1][blocks: address of block 0][delay: N - A]
+//!         [block bytes: 8 B][take: address of this ISA's block-end function, or 0]
 //!         block 0 | block 1 | ... | block N-1            (N a power of two, B slots each)
 //! block:  [0: lo = seq, hi = tid][1: ticket][2: counter at take][3: close][4: state]
 //!         [5 ..: data slots, exactly as a ring's (entries, exits, start records)]
@@ -31,8 +32,8 @@ use alloc::vec::Vec;
 
 use crate::slot::{self, BadMethod, Mode, SLOT_BYTES};
 
-/// Slots before block 0: next, mask, blocks, delay.
-pub const POOL_HEADER_SLOTS: usize = 4;
+/// Slots before block 0: next, mask, blocks, delay, block bytes, take.
+pub const POOL_HEADER_SLOTS: usize = 6;
 /// Header slots at the start of every block.
 pub const BLOCK_HEADER_SLOTS: usize = 5;
 /// Header slot: `lo` = the thread's block sequence number, `hi` = its tid.
@@ -47,6 +48,12 @@ pub const H_CLOSE: usize = 3;
 pub const H_STATE: usize = 4;
 /// Pool header slot: N − A, added to the head by a seal (the reuse bound).
 pub const P_DELAY: usize = 3;
+/// Pool header slot: a block's size in bytes (8 B), which the emitted code multiplies by.
+pub const P_BLOCK_BYTES: usize = 4;
+/// Pool header slot: the address of the block-end function the compiled code calls
+/// (`hubble_pool_take`, `art-patches/files/runtime/hubble/pool_<isa>.S`), set by the runtime;
+/// the pool is found from `begin`, so compiled code needs no entrypoint and `Thread` no word.
+pub const P_TAKE: usize = 5;
 /// `cursor` of a thread that holds no block (8: not 0, which means tracing off; not 1, which
 /// `stop` uses for "requested", since a stop publishes the cursor).
 pub const SEALED: u64 = 8;
@@ -152,6 +159,7 @@ impl PoolWriter {
         slots[1] = (geometry.blocks - 1) as u64;
         slots[2] = base + (POOL_HEADER_SLOTS * SLOT_BYTES) as u64;
         slots[P_DELAY] = geometry.delay();
+        slots[P_BLOCK_BYTES] = (geometry.block_slots * SLOT_BYTES) as u64;
         PoolWriter {
             mode,
             geometry,
@@ -174,6 +182,12 @@ impl PoolWriter {
     }
     fn block_bytes(&self) -> u64 {
         (self.geometry.block_slots * SLOT_BYTES) as u64
+    }
+
+    /// The runtime's part of the header the traced side only reads: the block-end function's
+    /// address (`P_TAKE`), so that a comparison with emitted code covers every header slot.
+    pub fn set_take_entry(&mut self, addr: u64) {
+        self.slots[P_TAKE] = addr;
     }
 
     /// The control thread starts tracing `tid` in pool mode: no block yet, seq 0.
@@ -552,7 +566,7 @@ mod tests {
         // thread 1's block is full (2 data slots): tickets 2, 3 land on blocks 0 (its own, just
         // sealed: free) -- taken.
         assert!(w.exit(1, 4));
-        assert_eq!(w.words(1).unwrap().end, 0x1000 + 4 * 8);
+        assert_eq!(w.words(1).unwrap().end, 0x1000 + 6 * 8);
         assert!(w.exit(1, 5));
         // Now block 0 full again; candidates: ticket 3 -> block 1 (thread 2's: owned, skipped),
         // ticket 4 -> block 0 (just sealed by thread 1 itself: free).

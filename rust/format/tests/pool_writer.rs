@@ -23,10 +23,10 @@ fn addr(i: usize) -> u64 {
 
 #[test]
 fn geometry_by_hand() {
-    // 4 header slots, then 4 blocks of 9.
-    assert_eq!(G.total_slots(), 4 + 36);
-    assert_eq!(G.block_index(0), 4);
-    assert_eq!(G.block_index(3), 4 + 27);
+    // 6 header slots, then 4 blocks of 9.
+    assert_eq!(G.total_slots(), 6 + 36);
+    assert_eq!(G.block_index(0), 6);
+    assert_eq!(G.block_index(3), 6 + 27);
     // 9 slots less the 5 of the block header.
     assert_eq!(G.data_slots(), 4);
     assert_eq!(G.delay(), 2);
@@ -35,7 +35,7 @@ fn geometry_by_hand() {
         block_slots: 2048,
         active: 128,
     };
-    assert_eq!(g.total_slots(), 4 + 4096 * 2048);
+    assert_eq!(g.total_slots(), 6 + 4096 * 2048);
     assert_eq!(g.data_slots(), 2043);
     assert_eq!(g.delay(), 3968);
 }
@@ -58,16 +58,23 @@ fn takes_a_seal_at_exit_and_a_snapshot_word_by_word() {
     let mut w = PoolWriter::new(Mode::Bits64, G, BASE);
     assert_eq!(w.base(), BASE);
     assert_eq!(w.geometry(), G);
-    // The pool header: next ticket, mask, block 0's address, N − A.
-    assert_eq!(&w.slots()[..4], &[0, 3, addr(4), 2]);
+    // The pool header: next ticket, mask, block 0's address, N − A, block bytes, the
+    // block-end function (none until the runtime sets it).
+    assert_eq!(&w.slots()[..6], &[0, 3, addr(6), 2, 72, 0]);
+    let mut with_take = w.clone();
+    with_take.set_take_entry(0x7000_1234);
+    assert_eq!(
+        &with_take.slots()[..6],
+        &[0, 3, addr(6), 2, 72, 0x7000_1234]
+    );
     w.start_thread(5);
     w.start_thread(7);
     w.start_thread(9);
     assert!(w.entry(7, 0x100, 10).unwrap());
     assert!(w.exit(7, 12));
     assert!(w.entry(9, 0x200, 11).unwrap());
-    // Block 0 (slots 4..13): thread 7's seq 0, ticket 0, counter 10, open, owned; two records.
-    let b0 = 4;
+    // Block 0 (slots 6..15): thread 7's seq 0, ticket 0, counter 10, open, owned; two records.
+    let b0 = 6;
     assert_eq!(
         &w.slots()[b0..b0 + 5],
         &[pack(7, 0), 0, 10, 0, OWNED],
@@ -77,8 +84,8 @@ fn takes_a_seal_at_exit_and_a_snapshot_word_by_word() {
     assert_eq!(t7.end, addr(b0));
     assert_eq!(t7.cursor, addr(b0 + 5 + 2));
     assert_eq!(t7.limit, addr(b0 + 9) - 8);
-    // Block 1 (slots 13..22): thread 9's seq 0, ticket 1.
-    let b1 = 13;
+    // Block 1 (slots 15..24): thread 9's seq 0, ticket 1.
+    let b1 = 15;
     assert_eq!(&w.slots()[b1..b1 + 5], &[pack(9, 0), 1, 11, 0, OWNED]);
     // Thread 5 holds nothing: its words say so, and the snapshot leaves no close for it.
     let t5 = w.words(5).unwrap();
@@ -150,16 +157,16 @@ fn close_is_whole_slots_of_the_data_area() {
     w.start_thread(7);
     assert!(w.entry(7, 0x100, 10).unwrap());
     let snap = w.snapshot();
-    let data = addr(4 + 5);
+    let data = addr(6 + 5);
     for (close, used) in [(data, Some(0)), (data + 8, Some(1)), (data + 32, Some(4))] {
         let mut s = snap.clone();
-        s[4 + 3] = close;
+        s[6 + 3] = close;
         let got = blocks(&s, G, BASE).map(|b| b[0].used);
         assert_eq!(got.ok(), used, "close {close:#x}");
     }
     for close in [data - 8, data + 4, data + 40] {
         let mut s = snap.clone();
-        s[4 + 3] = close;
+        s[6 + 3] = close;
         assert_eq!(
             blocks(&s, G, BASE),
             Err(PoolError::BadClose { block: 0, close }),
@@ -174,13 +181,13 @@ fn pool_errors_say_what_is_wrong() {
     assert_eq!(
         e,
         PoolError::BadLength {
-            expected: 40,
+            expected: 42,
             got: 3
         }
     );
     assert_eq!(
         e.to_string(),
-        "pool snapshot has 3 slots, the geometry says 40"
+        "pool snapshot has 3 slots, the geometry says 42"
     );
     let e = PoolError::BadClose {
         block: 2,

@@ -61,8 +61,61 @@ fn main() {
 
     let offsets = repo.join("art-patches/thread-offsets.txt");
     println!("cargo:rerun-if-changed={}", offsets.display());
-    let out = PathBuf::from(env::var("OUT_DIR").unwrap()).join("thread_offsets.rs");
-    fs::write(out, offsets_rs(&offsets)).unwrap();
+    let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
+    fs::write(out_dir.join("thread_offsets.rs"), offsets_rs(&offsets)).unwrap();
+    pool_take_a64(&repo, &manifest, &offsets, &out_dir);
+}
+
+/// Assembles the runtime's A64 block-end function (art-patches/files/runtime/hubble/
+/// pool_arm64.S, through cpp/pool_a64.S) with the cross assembler and keeps its raw bytes:
+/// position-independent code the tests place in unicorn at an address of their choice.
+fn pool_take_a64(repo: &Path, manifest: &Path, offsets: &Path, out_dir: &Path) {
+    let source = repo.join("art-patches/files/runtime/hubble/pool_arm64.S");
+    let harness = manifest.join("cpp/pool_a64.S");
+    println!("cargo:rerun-if-changed={}", source.display());
+    println!("cargo:rerun-if-changed={}", harness.display());
+    let text = fs::read_to_string(offsets).unwrap_or_default();
+    let mut defines = Vec::new();
+    for line in text.lines() {
+        let parts: Vec<&str> = line.split('#').next().unwrap().split_whitespace().collect();
+        if parts.len() == 3 && parts[1] == "8" {
+            let name = match parts[0].strip_prefix("hubble_") {
+                Some(field) => format!("HUBBLE_{}", field.to_uppercase()),
+                None => parts[0].to_uppercase(),
+            };
+            defines.push(format!("-DTHREAD_{name}_OFFSET={}", parts[2]));
+        }
+    }
+    assert_eq!(
+        defines.len(),
+        6,
+        "thread-offsets.txt must give the five Hubble words and tid for 8-byte pointers"
+    );
+    let object = out_dir.join("pool_a64.o");
+    let run = |tool: &str, args: &mut Command| {
+        let status = args.status().unwrap_or_else(|e| {
+            panic!("{tool}: {e} (Debian gcc-aarch64-linux-gnu, scripts/deps/hotpath.apt)")
+        });
+        assert!(status.success(), "{tool} failed on {}", harness.display());
+    };
+    run(
+        "aarch64-linux-gnu-gcc",
+        Command::new("aarch64-linux-gnu-gcc")
+            .args(["-c", "-x", "assembler-with-cpp"])
+            .args(&defines)
+            .arg("-I")
+            .arg(repo.join("art-patches/files"))
+            .arg(&harness)
+            .arg("-o")
+            .arg(&object),
+    );
+    run(
+        "aarch64-linux-gnu-objcopy",
+        Command::new("aarch64-linux-gnu-objcopy")
+            .args(["-O", "binary", "--only-section=.text"])
+            .arg(&object)
+            .arg(out_dir.join("pool_take_a64.bin")),
+    );
 }
 
 /// `<field> <ptr_size> <offset>` lines (`#` comments) → `A64` and `ARM32` offset arrays in the

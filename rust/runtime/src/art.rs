@@ -12,11 +12,17 @@ pub trait Art: Send + Sync + 'static {
     fn block_address(&self, thread: ThreadHandle) -> usize;
 
     /// Whether every trace point of this ART (compiled code, nterp, the C++ trace point) takes
-    /// the pool's block-end path when `begin` carries the pool tag. None does in ART built from
-    /// this tree yet (`docs/many-threads.md`, "What is left"): a thread given pool words there
-    /// would run its ring slow path on a pool block, so many-thread mode is refused.
+    /// the pool's block-end path when `begin` carries the pool tag. Where one does not, a thread
+    /// given pool words would run its ring slow path on a pool block, so many-thread mode is
+    /// refused (`docs/many-threads.md`). ART has it exactly where it has a block-end function
+    /// for compiled code to call ([`Art::pool_take_entry`]): arm64 today.
     fn has_pool_path(&self) -> bool {
-        false
+        self.pool_take_entry() != 0
+    }
+    /// The address compiled code calls when its block is full (`hubble_pool_take`), stored in
+    /// the pool header (`hubble_format::pool::P_TAKE`); 0 if this ART has none.
+    fn pool_take_entry(&self) -> u64 {
+        0
     }
     /// Whether the thread is runnable (may execute managed code and trace points).
     fn is_runnable(&self, thread: ThreadHandle) -> bool;
@@ -151,6 +157,9 @@ impl Art for CxxArt {
     }
     fn wall_ns(&self) -> u64 {
         crate::ffi::hubble_wall_clock_ns()
+    }
+    fn pool_take_entry(&self) -> u64 {
+        crate::ffi::hubble_pool_take_entry()
     }
     fn attach_current_thread(&self, name: &str) -> bool {
         crate::ffi::hubble_attach_current_thread(name)

@@ -439,10 +439,15 @@ impl<A: Art> Control<A> {
                 config.describe_mode()
             );
         }
+        let pool = config.pool.map(|g| {
+            let pool = Pool::new(config.mode, g);
+            pool.set_take_entry(art.pool_take_entry());
+            pool
+        });
         Control {
             art,
             threads_n: AtomicUsize::new(config.threads.max(1)),
-            pool: config.pool.map(|g| Pool::new(config.mode, g)),
+            pool,
             config,
             props,
             storage,

@@ -119,6 +119,10 @@ pub mod ffi {
         /// CLOCK_REALTIME in ns.
         #[cxx_name = "WallClockNs"]
         fn hubble_wall_clock_ns() -> u64;
+        /// The address of this ISA's block-end function for the pool (`runtime/hubble/
+        /// pool_<isa>.S`), or 0 where the build has none (many-thread mode is then refused).
+        #[cxx_name = "PoolTakeEntry"]
+        fn hubble_pool_take_entry() -> u64;
         /// Attaches the calling thread as a daemon (the control thread).
         #[cxx_name = "AttachCurrentThread"]
         fn hubble_attach_current_thread(name: &str) -> bool;

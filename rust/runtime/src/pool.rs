@@ -12,7 +12,7 @@
 
 use hubble_format::pool::{
     claimable, free_from, Geometry, BLOCK_HEADER_SLOTS, H_CLOSE, H_STATE, H_TICKET, H_TIME, OWNED,
-    POOL_HEADER_SLOTS, P_DELAY, SEALED, TRIES,
+    POOL_HEADER_SLOTS, P_BLOCK_BYTES, P_DELAY, P_TAKE, SEALED, TRIES,
 };
 use hubble_format::slot::{self, Mode};
 
@@ -78,11 +78,18 @@ impl Pool {
         pool.cells[1].store((geometry.blocks - 1) as u64, Ordering::Relaxed);
         pool.cells[2].store((base + POOL_HEADER_SLOTS * SLOT) as u64, Ordering::Relaxed);
         pool.cells[P_DELAY].store(geometry.delay(), Ordering::Relaxed);
+        pool.cells[P_BLOCK_BYTES].store((geometry.block_slots * SLOT) as u64, Ordering::Relaxed);
         pool
     }
 
     fn at(&self, addr: usize) -> &AtomicU64 {
         &self.cells[(addr - self.base) / SLOT]
+    }
+
+    /// Stores the address of the block-end function compiled code calls (`P_TAKE`: the
+    /// runtime's part of the header; `Art::pool_take_entry`).
+    pub fn set_take_entry(&self, addr: u64) {
+        self.cells[P_TAKE].store(addr, Ordering::Relaxed);
     }
 
     /// The pool's address (what `begin` holds, untagged).

@@ -107,7 +107,7 @@ pub struct FakeArt {
     /// `Thread::Init` fails (`Thread::Attach` returns null).
     pub attach_refused: AtomicBool,
     /// This ART's trace points have no block-end path for the pool (as ART built from this
-    /// tree today): many-thread mode must be refused ([`Art::has_pool_path`]).
+    /// tree for arm, x86 and x86_64): many-thread mode must be refused ([`Art::has_pool_path`]).
     pub without_pool_path: bool,
 }
 
@@ -180,10 +180,21 @@ pub fn monotonic_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// What [`FakeArt`] answers for [`Art::pool_take_entry`]: the pool header must carry it.
+pub const FAKE_POOL_TAKE: u64 = 0x7a4e_0000;
+
 impl Art for FakeArt {
     fn has_pool_path(&self) -> bool {
         // FakeThread::pool_entry/pool_exit run the pool's traced side (runtime/src/pool.rs).
         !self.without_pool_path
+    }
+    fn pool_take_entry(&self) -> u64 {
+        // No compiled code calls it here; a recognisable value for the header's check.
+        if self.without_pool_path {
+            0
+        } else {
+            FAKE_POOL_TAKE
+        }
     }
     fn block_address(&self, thread: ThreadHandle) -> usize {
         // SAFETY: tests register only live FakeThreads and keep them alive while registered.

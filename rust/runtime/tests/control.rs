@@ -907,6 +907,14 @@ fn a_control_plane_in_pool_mode_traces_every_thread_and_a_bad_one_keeps_rings() 
         let cfg = config(tmp.path()).with_properties(&p);
         let c = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
         assert_eq!(c.pool().is_some(), pooled);
+        if let Some(pool) = c.pool() {
+            // Compiled code finds ART's block-end function in the pool header.
+            let header = pool.copy();
+            assert_eq!(
+                header[hubble_format::pool::P_TAKE],
+                hubble_runtime::testing::FAKE_POOL_TAKE
+            );
+        }
         for (i, t) in threads.iter().enumerate() {
             c.thread_attached(t.handle(), 10 + i as u32, "t", i == 0);
         }
@@ -921,9 +929,9 @@ fn a_control_plane_in_pool_mode_traces_every_thread_and_a_bad_one_keeps_rings() 
     }
 }
 
-// On a device today: ART's trace points (compiled code, nterp, the C++ trace point) have no
-// block-end path for the pool, so a thread given pool words would run its ring slow path on a
-// pool block. `debug.hubble.threads all` must then keep the rings, aloud.
+// On an ART whose ISA has no block-end function (arm, x86, x86_64 today: `PoolTakeEntry` is 0),
+// compiled code and nterp have no pool path, so a thread given pool words would run its ring
+// slow path on a pool block. `debug.hubble.threads all` must then keep the rings, aloud.
 #[test]
 fn many_thread_mode_is_refused_on_an_art_without_the_pool_path() {
     use hubble_runtime::props::{FakeProperties, THREADS};

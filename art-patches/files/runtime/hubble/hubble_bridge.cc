@@ -181,6 +181,20 @@ uint64_t TimerHz() {
 
 uint64_t WallClockNs() { return ClockNs(CLOCK_REALTIME); }
 
+#if defined(__aarch64__)
+// runtime/hubble/pool_arm64.S, assembled with nterp (interpreter/mterp/arm64ng, 0023).
+extern "C" void hubble_pool_take();
+#endif
+
+uint64_t PoolTakeEntry() {
+#if defined(__aarch64__)
+  return reinterpret_cast<uintptr_t>(&hubble_pool_take);
+#else
+  // arm, x86, x86_64: their emitters and nterp macros have no block-end path yet.
+  return 0;
+#endif
+}
+
 bool AttachCurrentThread(rust::Str name) {
   std::string n(name.data(), name.size());
   Runtime* runtime = Runtime::Current();

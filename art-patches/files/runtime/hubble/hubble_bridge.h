@@ -106,6 +106,12 @@ uint64_t ReadTimer();
 uint64_t TimerHz();
 uint64_t WallClockNs();
 
+// Many-thread mode: the address of this ISA's hand-written block-end function
+// (runtime/hubble/pool_<isa>.S), which the runtime stores in the pool header for compiled code to
+// call; 0 where there is none, and then every trace point of this build lacks the pool path and
+// the runtime refuses many-thread mode (docs/many-threads.md).
+uint64_t PoolTakeEntry();
+
 // Attach / detach the calling (control) thread as a daemon in the "system" thread group.
 bool AttachCurrentThread(rust::Str name);
 void DetachCurrentThread();

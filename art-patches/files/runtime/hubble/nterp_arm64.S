@@ -11,8 +11,12 @@
  *  - the slow path (stop, stale limit, wrap/pad) is one shared function, hubble_nterp_slow_path,
  *    called with BL (x30 is dead at both places: nterp saved it with the callee saves), because
  *    the op_return handlers must fit NTERP_HANDLER_SIZE (128 bytes).
+ *  - in many-thread mode (bit 0 of begin) a full block goes to the pool's block-end function,
+ *    hubble_pool_take (pool_arm64.S, expanded here too), instead of the wrap.
  * Clobbers x16, x17, x30 and the flags.
  */
+
+#include "pool_arm64.S"
 
 // Method entry: \method holds the ArtMethod* (x0 in START_EXECUTING_INSTRUCTIONS).
 .macro HUBBLE_NTERP_TRACE_ENTRY method, method_w
@@ -67,6 +71,8 @@ ENTRY hubble_nterp_slow_path
     ldr x17, [xSELF, #THREAD_HUBBLE_LIMIT_OFFSET]
     cmp x16, x17
     b.lo 1f                                               // stale limit: carry on
+    ldr x17, [xSELF, #THREAD_HUBBLE_BEGIN_OFFSET]
+    tbnz x17, #0, 3f                                      // begin = pool | 1
     ldr x17, [xSELF, #THREAD_HUBBLE_END_OFFSET]
     cmp x16, x17
     b.eq 0f
@@ -82,5 +88,10 @@ ENTRY hubble_nterp_slow_path
     stlr x16, [x17]                                       // publish the end (release)
     mov x16, #0
     ret
+3:
+    mov x16, x30                                          // handed back in x30
+    bl hubble_pool_take                                   // x16 = slot to write, or 0
+    ret
 END hubble_nterp_slow_path
+HUBBLE_POOL_TAKE_FUNCTION
 .endm

@@ -47,18 +47,24 @@ ALWAYS_INLINE inline uintptr_t* BlockOf(Thread* self) {
                                       Thread::HubbleCursorOffset<kRuntimePointerSize>().Int32Value());
 }
 
+// ART's tid field, which the pool path of the trace point writes into each block header.
+ALWAYS_INLINE inline const uint32_t* TidOf(Thread* self) {
+  return reinterpret_cast<const uint32_t*>(reinterpret_cast<uint8_t*>(self) +
+                                           Thread::TidOffset<kRuntimePointerSize>().Int32Value());
+}
+
 // A method starts executing in the switch interpreter (interpreter.cc, Execute, not when
 // resuming a deoptimized frame) or a native method is entered through the generic JNI path.
 ALWAYS_INLINE inline void TraceEntry(Thread* self, ArtMethod* method) {
   if (ART_HUBBLE_TRACING) {
-    tp::Entry<uintptr_t>(BlockOf(self), reinterpret_cast<uintptr_t>(method));
+    tp::Entry<uintptr_t>(BlockOf(self), reinterpret_cast<uintptr_t>(method), TidOf(self));
   }
 }
 
 // A traced frame ends: normal return, unwound by an exception, or a native method returned.
 ALWAYS_INLINE inline void TraceExit(Thread* self) {
   if (ART_HUBBLE_TRACING) {
-    tp::Exit<uintptr_t>(BlockOf(self));
+    tp::Exit<uintptr_t>(BlockOf(self), TidOf(self));
   }
 }
 

@@ -103,11 +103,23 @@ inline uint64_t Pack(uint32_t ts, uint32_t lo) {
   return (static_cast<uint64_t>(ts) << 32) | lo;
 }
 
-// The out-of-line part: stop request, stale limit, or wrap. Returns the cursor to write at, or
-// 0 when tracing stopped here (nothing may be written). `Word` is the pointer-sized word of the
-// block: uint64_t in 64-bit mode, uint32_t in 32-bit mode.
-template <typename Word>
-__attribute__((noinline, cold)) Word SlowPath(Word* block, Word cursor) {
+}  // namespace tp
+}  // namespace hubble
+}  // namespace art
+
+#include "pool_take.h"  // uses Load/Store above
+
+namespace art {
+namespace hubble {
+namespace tp {
+
+// The out-of-line part: stop request, stale limit, wrap, or (many-thread mode, bit 0 of begin)
+// the pool's next block. Returns the cursor to write at, or 0 when nothing may be written
+// (tracing stopped here, or no block was free). `Word` is the pointer-sized word of the block:
+// uint64_t in 64-bit mode, uint32_t in 32-bit mode; `tid` is ART's Thread::tls32_.tid, read
+// only by the pool path.
+template <typename Word, typename Clock>
+__attribute__((noinline, cold)) Word SlowPath(Word* block, Word cursor, const uint32_t* tid) {
   std::atomic_thread_fence(std::memory_order_acquire);  // DMB ISHLD
   if (Load(&block[kStop]) != 0) {
     Store(&block[kCursor], Word{0});                    // tracing off
@@ -117,21 +129,24 @@ __attribute__((noinline, cold)) Word SlowPath(Word* block, Word cursor) {
   if (cursor < Load(&block[kLimit])) {
     return cursor;  // the first load saw a stale limit: carry on
   }
+  if ((Load(&block[kBegin]) & 1) != 0) {
+    return PoolTake<Word, Clock>(block, tid);
+  }
   if (sizeof(Word) == 8 && cursor != Load(&block[kEnd])) {
     WriteSlot(static_cast<uintptr_t>(cursor), Pack(0, kMarkPad));  // at most one slot left
   }
   return Load(&block[kBegin]);
 }
 
-// Method entry. `method` is the ArtMethod* (never 0..3).
+// Method entry. `method` is the ArtMethod* (never 0..3); `tid` as for SlowPath.
 template <typename Word, typename Clock = GenericTimer>
-inline void Entry(Word* block, Word method) {
+inline void Entry(Word* block, Word method, const uint32_t* tid) {
   Word cursor = Load(&block[kCursor]);
   if (cursor == 0) {
     return;  // OFF: one load, one branch
   }
   if (cursor >= Load(&block[kLimit])) {
-    cursor = SlowPath(block, cursor);
+    cursor = SlowPath<Word, Clock>(block, cursor, tid);
     if (cursor == 0) {
       return;
     }
@@ -151,13 +166,13 @@ inline void Entry(Word* block, Word method) {
 
 // Method exit (normal return or unwound by an exception).
 template <typename Word, typename Clock = GenericTimer>
-inline void Exit(Word* block) {
+inline void Exit(Word* block, const uint32_t* tid) {
   Word cursor = Load(&block[kCursor]);
   if (cursor == 0) {
     return;
   }
   if (cursor >= Load(&block[kLimit])) {
-    cursor = SlowPath(block, cursor);
+    cursor = SlowPath<Word, Clock>(block, cursor, tid);
     if (cursor == 0) {
       return;
     }

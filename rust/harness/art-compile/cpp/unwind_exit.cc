@@ -18,18 +18,22 @@ struct HarnessClock {
   static uint64_t Read() { return g_now; }
 };
 
+// The harness traces into a ring: the tid, which only the pool's block-end path reads, is
+// never read here.
+const uint32_t kRingModeTid = 0;
+
 }  // namespace
 
 extern "C" void hubble_harness_unwind_exits64(uint64_t* block, uint32_t frames, uint64_t now) {
   g_now = now;
   for (uint32_t i = 0; i < frames; ++i) {
-    art::hubble::tp::Exit<uint64_t, HarnessClock>(block);
+    art::hubble::tp::Exit<uint64_t, HarnessClock>(block, &kRingModeTid);
   }
 }
 
 extern "C" void hubble_harness_unwind_exits32(uint32_t* block, uint32_t frames, uint64_t now) {
   g_now = now;
   for (uint32_t i = 0; i < frames; ++i) {
-    art::hubble::tp::Exit<uint32_t, HarnessClock>(block);
+    art::hubble::tp::Exit<uint32_t, HarnessClock>(block, &kRingModeTid);
   }
 }

@@ -12,6 +12,13 @@ pub mod thread_offsets {
     include!(concat!(env!("OUT_DIR"), "/thread_offsets.rs"));
 }
 
+/// The runtime's A64 block-end function for many-thread mode
+/// (`art-patches/files/runtime/hubble/pool_arm64.S`, `hubble_pool_take`), assembled unchanged by
+/// `build.rs`: position-independent bytes, entered at offset 0.
+pub fn pool_take_a64() -> &'static [u8] {
+    include_bytes!(concat!(env!("OUT_DIR"), "/pool_take_a64.bin"))
+}
+
 /// Index of each field in the offset arrays.
 pub mod field {
     /// `hubble_cursor`.

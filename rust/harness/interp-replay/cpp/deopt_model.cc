@@ -157,8 +157,11 @@ struct LongJumpToInvokeStub {};  // full fragment: the stub returns the deoptimi
 
 // ------------------------------------------------------------------- compiled code and nterp
 
-void Entry(ArtMethod* m) { hubble::tp::Entry<uintptr_t>(hubble::BlockOf(g_self), reinterpret_cast<uintptr_t>(m)); }
-void Exit() { hubble::tp::Exit<uintptr_t>(hubble::BlockOf(g_self)); }
+void Entry(ArtMethod* m) {
+  hubble::tp::Entry<uintptr_t>(hubble::BlockOf(g_self), reinterpret_cast<uintptr_t>(m),
+                               hubble::TidOf(g_self));
+}
+void Exit() { hubble::tp::Exit<uintptr_t>(hubble::BlockOf(g_self), hubble::TidOf(g_self)); }
 
 bool CodeTraces(const QuickFrame& f) {
   return f.header->IsNterpMethodHeader() ? HUBBLE_MODEL_NTERP_TRACES : HUBBLE_MODEL_COMPILED_TRACES;

@@ -9,8 +9,10 @@
     .global \name
     .type \name, %function
 \name:
+    .cfi_startproc
 .endm
 .macro END name
+    .cfi_endproc
     .size \name, .-\name
 .endm
 

@@ -65,6 +65,8 @@ static_assert(OsrFrameBalance(Isa::kRiscv64) == 0, "riscv64: neither");
 namespace {
 
 uint32_t g_ts = 0;
+// The tid the pool path would read (unused in ring mode, which this driver replays).
+const uint32_t kTid = 4242;
 struct ScriptedClock {
   static uint64_t Read() { return (uint64_t{0xabcd} << 32) | g_ts; }  // upper half ignored
 };
@@ -103,11 +105,11 @@ int Run(size_t slots) {
       uint64_t ptr; unsigned ts;
       if (scanf("%" SCNx64 " %u", &ptr, &ts) != 2) return 3;
       g_ts = ts;
-      tp::Entry<Word, ScriptedClock>(block, static_cast<Word>(ptr));
+      tp::Entry<Word, ScriptedClock>(block, static_cast<Word>(ptr), &kTid);
     } else if (o == "exit") {
       unsigned ts; if (scanf("%u", &ts) != 1) return 3;
       g_ts = ts;
-      tp::Exit<Word, ScriptedClock>(block);
+      tp::Exit<Word, ScriptedClock>(block, &kTid);
     } else if (o == "stop") {
       block[tp::kStop] = 1;
       block[tp::kLimit] = 0;

@@ -12,25 +12,57 @@ pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..")
 }
 
+/// `-DTHREAD_HUBBLE_*_OFFSET=` and ART's `-DTHREAD_TID_OFFSET=` for one pointer size (8: arm64,
+/// x86_64; 4: x86).
+pub fn offset_defines(pointer_size: &str) -> Vec<String> {
+    let offsets = std::fs::read_to_string(repo_root().join("art-patches/thread-offsets.txt"))
+        .expect("art-patches/thread-offsets.txt");
+    let mut defs = Vec::new();
+    for line in offsets.lines().filter(|l| !l.starts_with('#')) {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if f.len() == 3 && f[1] == pointer_size {
+            let name = match f[0].strip_prefix("hubble_") {
+                Some(field) => format!("HUBBLE_{}", field.to_uppercase()),
+                None => f[0].to_uppercase(),
+            };
+            defs.push(format!("-DTHREAD_{name}_OFFSET={}", f[2]));
+        }
+    }
+    assert_eq!(
+        defs.len(),
+        6,
+        "six {pointer_size}-byte offsets in thread-offsets.txt"
+    );
+    defs
+}
+
 /// Compiles the driver once per test binary run into `OUT`; returns its path.
 pub fn build_driver(out_dir: &Path, extra_flags: &[&str]) -> PathBuf {
+    build_cpp(out_dir, "replay.cc", "hubble-interp-replay", extra_flags)
+}
+
+/// Compiles `cpp/<source>` (which includes the ART-free headers of
+/// `art-patches/files/runtime/hubble/`, unchanged unless `extra_flags` put a mutant first on the
+/// include path) into `<out_dir>/<name>`; returns its path.
+pub fn build_cpp(out_dir: &Path, source: &str, name: &str, extra_flags: &[&str]) -> PathBuf {
     let root = repo_root();
-    let exe = out_dir.join("hubble-interp-replay");
+    let exe = out_dir.join(name);
     let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
     let status = Command::new(&cxx)
         .args(["-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror"])
         .args(extra_flags)
         .arg("-I")
         .arg(root.join("art-patches/files"))
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("cpp/replay.cc"))
+        .arg(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("cpp")
+                .join(source),
+        )
         .arg("-o")
         .arg(&exe)
         .status()
         .unwrap_or_else(|e| panic!("cannot run {cxx}: {e}"));
-    assert!(
-        status.success(),
-        "compiling cpp/replay.cc with {cxx} failed"
-    );
+    assert!(status.success(), "compiling cpp/{source} with {cxx} failed");
     exe
 }
 
@@ -51,6 +83,16 @@ pub fn mutant_header(base: &Path, name: &str, file: &str, from: &str, to: &str) 
     );
     let dir = base.join(name);
     std::fs::create_dir_all(dir.join("runtime/hubble")).unwrap();
+    // Its siblings too, unchanged: a header's own includes ("pool_take.h") resolve next to it.
+    let real = repo_root().join("art-patches/files/runtime/hubble");
+    for entry in std::fs::read_dir(&real).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(
+            entry.path(),
+            dir.join("runtime/hubble").join(entry.file_name()),
+        )
+        .unwrap();
+    }
     std::fs::write(
         dir.join("runtime/hubble").join(file),
         header.replacen(from, to, 1),

@@ -17,27 +17,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use hubble_format::{Mode, RingWriter};
-use hubble_interp_replay::repo_root;
-
-/// `-DTHREAD_HUBBLE_*_OFFSET=` for one pointer size (8: arm64, x86_64; 4: x86).
-fn offset_defines(pointer_size: &str) -> Vec<String> {
-    let offsets = std::fs::read_to_string(repo_root().join("art-patches/thread-offsets.txt"))
-        .expect("art-patches/thread-offsets.txt");
-    let mut defs = Vec::new();
-    for line in offsets.lines().filter(|l| !l.starts_with('#')) {
-        let f: Vec<&str> = line.split_whitespace().collect();
-        if f.len() == 3 && f[1] == pointer_size {
-            let name = f[0].trim_start_matches("hubble_").to_uppercase();
-            defs.push(format!("-DTHREAD_HUBBLE_{name}_OFFSET={}", f[2]));
-        }
-    }
-    assert_eq!(
-        defs.len(),
-        5,
-        "five {pointer_size}-byte offsets in thread-offsets.txt"
-    );
-    defs
-}
+use hubble_interp_replay::{offset_defines, repo_root};
 
 fn build(compiler: &str, extra: &[&str], asm: &str, name: &str, pointer_size: &str) -> PathBuf {
     let root = repo_root();

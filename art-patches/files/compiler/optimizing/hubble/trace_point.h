@@ -84,6 +84,11 @@ static constexpr uint32_t kSlotExit = 0u;
 static constexpr uint32_t kSlotWideEntry = 1u;
 static constexpr uint32_t kSlotPad = 2u;
 
+// Many-thread mode (docs/many-threads.md): `begin` holds the pool's address | 1, and the pool
+// header's slot 5 the address of the runtime's block-end function (runtime/hubble/pool_<isa>.S,
+// hubble_format::pool::P_TAKE), which the out-of-line half calls when its block is full.
+static constexpr int32_t kPoolTakeOffset = 5 * 8;
+
 }  // namespace hubble
 }  // namespace art
 

@@ -26,6 +26,16 @@
  * (exit, narrow entry) or two (entry) instructions longer, and no slower in any model but one:
  * LLVM's A76, which is its A57 model, charges the entry's TST (docs/hot-path.md has the table).
  *
+ * Many-thread mode (docs/many-threads.md): the inline part is the same; a full block reaches
+ * the out-of-line half as a full ring does, and only there does bit 0 of `begin` send it to
+ * the runtime's block-end function (runtime/hubble/pool_arm64.S) instead of the wrap:
+ *
+ *     mov   x16, x30                     ; LR is live in a method without a frame: handed
+ *     ldr   x30, [x17, #take - 1]        ;   through the function, which returns it in x30
+ *     blr   x30                          ; x16 = the new block's first slot, or 0: dropped
+ *     cbnz  x16, recheck                 ; write the record as after a wrap
+ *     b     done
+ *
  * Why it is still correct (docs/protocol.md, "Orderings"): the fast path relies on no memory
  * ordering at all, and A64 gives the two loads of an LDP no order between them either (each
  * is single-copy atomic on its own, as each LDR is). So two LDRs can observe exactly the
@@ -66,7 +76,7 @@ constexpr uint64_t kUpperHalf = UINT64_C(0xffffffff00000000);
 
 // Upper bound of instructions in each half (the scopes use kMaximumSize).
 constexpr size_t kMaxInline = 10;
-constexpr size_t kMaxOutOfLine = 40;
+constexpr size_t kMaxOutOfLine = 48;
 
 void ReadCounter(MacroAssembler* masm, const TracePointArm64& tp) {
   if (tp.options.isb_before_counter) {
@@ -154,6 +164,7 @@ void EmitTracePointOutOfLineArm64(MacroAssembler* masm,
   Label wrap;
   Label recheck;
   Label stop;
+  Label pool;
   ExactAssemblyScope scope(masm, kMaxOutOfLine * kInstructionSize,
                            ExactAssemblyScope::kMaximumSize);
   masm->bind(&labels->out_of_line);
@@ -184,6 +195,8 @@ void EmitTracePointOutOfLineArm64(MacroAssembler* masm,
   masm->ldr(scratch, MemOperand(tr, tp.offsets.limit));
   masm->cmp(cursor, Operand(scratch));
   masm->b(&recheck, vixl::aarch64::lo);  // the inline load saw a stale limit: carry on
+  masm->ldr(scratch, MemOperand(tr, tp.offsets.begin));
+  masm->tbnz(scratch, 0, &pool);  // begin = pool | 1: many-thread mode
   masm->ldr(scratch, MemOperand(tr, tp.offsets.end));
   masm->cmp(cursor, Operand(scratch));
   masm->b(&wrap, vixl::aarch64::eq);
@@ -208,6 +221,16 @@ void EmitTracePointOutOfLineArm64(MacroAssembler* masm,
   masm->str(vixl::aarch64::xzr, MemOperand(tr, tp.offsets.cursor));
   masm->add(scratch, tr, Operand(tp.offsets.stop));
   masm->stlr(cursor, MemOperand(scratch));
+  masm->b(&labels->done);
+  // The block is full (or the thread holds none): the runtime's block-end function seals it
+  // and takes the next (runtime/hubble/pool_arm64.S has the contract). It returns the caller's
+  // LR, handed over in the cursor register, in LR again, and the slot to write at (a fresh
+  // block: room for two slots) or 0 when no block was free (the record is dropped).
+  masm->bind(&pool);
+  masm->mov(cursor, vixl::aarch64::lr);
+  masm->ldr(vixl::aarch64::lr, MemOperand(scratch, kPoolTakeOffset - 1));
+  masm->blr(vixl::aarch64::lr);
+  masm->cbnz(cursor, &recheck);
   masm->b(&labels->done);
 }
 

@@ -31,6 +31,8 @@ class Thread {
  public:
   // tlsPtr_.hubble_{cursor,limit,stop,begin,end}: first in this model, as first in tlsPtr_.
   uintptr_t hubble_block[5] = {0, 0, 0, 0, 0};
+  // tls32_.tid (ART: Thread::TidOffset(), 12 in ART 14; read only by the pool path).
+  uint32_t tid = 0;
 
   template <PointerSize kSize>
   static constexpr ThreadOffset<kSize> HubbleCursorOffset() {
@@ -51,6 +53,10 @@ class Thread {
   template <PointerSize kSize>
   static constexpr ThreadOffset<kSize> HubbleEndOffset() {
     return ThreadOffset<kSize>(4 * sizeof(uintptr_t));
+  }
+  template <PointerSize kSize>
+  static constexpr ThreadOffset<kSize> TidOffset() {
+    return ThreadOffset<kSize>(5 * sizeof(uintptr_t));
   }
 };
 

@@ -1,0 +1,21 @@
+/*
+ * The pool's block-end function (art-patches/files/runtime/hubble/pool_arm64.S, included
+ * unchanged) on its own, for build.rs to turn into raw bytes that the tests place in unicorn
+ * next to the emitted trace points. THREAD_*_OFFSET come from art-patches/thread-offsets.txt.
+ */
+#define xSELF x19
+.macro ENTRY name
+    .text
+    .global \name
+    .type \name, %function
+\name:
+    .cfi_startproc
+.endm
+.macro END name
+    .cfi_endproc
+    .size \name, .-\name
+.endm
+
+#include "runtime/hubble/pool_arm64.S"
+
+HUBBLE_POOL_TAKE_FUNCTION

@@ -1,0 +1,66 @@
+/*
+ * nterp's arm64 trace-point macros in many-thread mode (issue 17 A.1): the macros of
+ * art-patches/files/runtime/hubble/nterp_arm64.S, through nterp_arm64_harness.S (unchanged),
+ * whose slow-path function calls the pool's block-end function (pool_arm64.S) when bit 0 of
+ * begin is set. Several fake Threads (the five Hubble words and ART's tid at the real offsets)
+ * share one pool; run under qemu-aarch64 as a static binary.
+ *
+ * stdin:  "blocks N slots B active A threads T", then "entry I PTR" (hex) / "exit I" lines.
+ *         Thread I has tid 1000 + 7 I and starts as pool::start leaves it (cursor SEALED,
+ *         limit 0, begin = pool | 1, end 0).
+ * stdout: "base <hex>", "thread <cursor> <limit> <end>" (hex) per thread, every pool slot (hex).
+ * Timestamps are the real counter's: the test compares every bit the counter cannot change.
+ */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void hubble_test_entry(void* thread, uint64_t method);
+void hubble_test_exit(void* thread);
+
+#define W(t, off) (*(uint64_t*)((char*)(t) + (off)))
+
+int main(void) {
+  size_t blocks = 0, block_slots = 0, active = 0, threads = 0;
+  if (scanf(" blocks %zu slots %zu active %zu threads %zu", &blocks, &block_slots, &active,
+            &threads) != 4 || threads == 0 || blocks == 0 || active > blocks) {
+    return 3;
+  }
+  const size_t header = 6; /* hubble_format::pool::POOL_HEADER_SLOTS */
+  const size_t slots = header + blocks * block_slots;
+  uint64_t* pool = calloc(slots, 8);
+  pool[1] = blocks - 1;
+  pool[2] = (uint64_t)(uintptr_t)(pool + header);
+  pool[3] = blocks - active;
+  pool[4] = block_slots * 8;
+  /* pool[5], the block-end function for compiled code: nterp calls it directly. */
+  uint64_t(*thread)[64] = calloc(threads, sizeof(*thread));
+  for (size_t i = 0; i < threads; ++i) {
+    W(thread[i], THREAD_HUBBLE_CURSOR_OFFSET) = 8; /* SEALED */
+    W(thread[i], THREAD_HUBBLE_BEGIN_OFFSET) = (uint64_t)(uintptr_t)pool | 1;
+    *(uint32_t*)((char*)thread[i] + THREAD_TID_OFFSET) = (uint32_t)(1000 + 7 * i);
+  }
+  char op[16];
+  size_t i;
+  while (scanf("%15s %zu", op, &i) == 2) {
+    if (i >= threads) return 3;
+    if (strcmp(op, "entry") == 0) {
+      uint64_t method;
+      if (scanf("%" SCNx64, &method) != 1) return 3;
+      hubble_test_entry(thread[i], method);
+    } else if (strcmp(op, "exit") == 0) {
+      hubble_test_exit(thread[i]);
+    } else {
+      return 3;
+    }
+  }
+  printf("base %" PRIxPTR "\n", (uintptr_t)pool);
+  for (size_t t = 0; t < threads; ++t) {
+    printf("thread %" PRIx64 " %" PRIx64 " %" PRIx64 "\n", W(thread[t], THREAD_HUBBLE_CURSOR_OFFSET),
+           W(thread[t], THREAD_HUBBLE_LIMIT_OFFSET), W(thread[t], THREAD_HUBBLE_END_OFFSET));
+  }
+  for (size_t s = 0; s < slots; ++s) printf("%" PRIx64 "\n", pool[s]);
+  return 0;
+}

@@ -956,3 +956,22 @@ fn many_thread_mode_is_refused_on_an_art_without_the_pool_path() {
     );
     c.stop_tracing().unwrap();
 }
+
+// ART through the cxx bridge: the host's C++ double, like ART built for arm, x86 or x86_64,
+// has no block-end function (`PoolTakeEntry` is 0), so `CxxArt` has no pool path and `all`
+// keeps the rings. (arm64's `PoolTakeEntry` is `hubble_pool_take`'s address: the emulated
+// proofs in rust/harness/hotpath-emu/tests/pool_*.rs.)
+#[test]
+fn cxx_art_without_a_block_end_function_keeps_the_rings() {
+    use hubble_runtime::props::{FakeProperties, THREADS};
+    use hubble_runtime::{Art, CxxArt};
+    assert_eq!(CxxArt.pool_take_entry(), 0);
+    assert!(!CxxArt.has_pool_path());
+    let tmp = tempfile::tempdir().unwrap();
+    let p = FakeProperties::default();
+    p.set(THREADS, "all");
+    let cfg = config(tmp.path()).with_properties(&p);
+    assert!(cfg.pool.is_some(), "the configuration asks for the pool");
+    let c = Control::new(CxxArt, cfg, props(true), Box::new(FsStorage));
+    assert!(c.pool().is_none());
+}

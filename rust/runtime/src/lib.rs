@@ -374,3 +374,6 @@ pub fn request_anr_flush<A: Art>(control: &Control<A>, tx: &Mutex<mpsc::Sender<M
 pub fn request_flush(reason: &str) -> bool {
     send(Message::Command(None, Command::Flush(reason.to_string())))
 }
+
+#[cfg(test)]
+mod entry_points_tests;

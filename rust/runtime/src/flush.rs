@@ -205,6 +205,22 @@ pub trait Storage: Send + Sync {
     fn remove(&self, path: &Path) -> io::Result<()>;
 }
 
+/// A storage shared with whoever else holds it (a test reading what the control plane wrote).
+impl<S: Storage + ?Sized> Storage for std::sync::Arc<S> {
+    fn create_atomic(&self, path: &Path) -> io::Result<Box<dyn PendingFile + '_>> {
+        (**self).create_atomic(path)
+    }
+    fn ensure_dir(&self, dir: &Path) -> io::Result<()> {
+        (**self).ensure_dir(dir)
+    }
+    fn list(&self, dir: &Path) -> io::Result<Vec<(String, u64)>> {
+        (**self).list(dir)
+    }
+    fn remove(&self, path: &Path) -> io::Result<()> {
+        (**self).remove(path)
+    }
+}
+
 impl PendingFile for hubble_format::file::AtomicFile {
     fn write_at(&self, offset: u64, bytes: &[u8]) -> io::Result<()> {
         hubble_format::file::AtomicFile::write_at(self, offset, bytes)

@@ -60,25 +60,6 @@ const G: Geometry = Geometry {
     active: 16,
 };
 
-struct Mem(Arc<MemStorage>);
-
-impl hubble_runtime::flush::Storage for Mem {
-    fn create_atomic(
-        &self,
-        path: &std::path::Path,
-    ) -> std::io::Result<Box<dyn hubble_runtime::flush::PendingFile + '_>> {
-        self.0.create_atomic(path)
-    }
-    fn ensure_dir(&self, dir: &std::path::Path) -> std::io::Result<()> {
-        self.0.ensure_dir(dir)
-    }
-    fn list(&self, dir: &std::path::Path) -> std::io::Result<Vec<(String, u64)>> {
-        self.0.list(dir)
-    }
-    fn remove(&self, path: &std::path::Path) -> std::io::Result<()> {
-        self.0.remove(path)
-    }
-}
 
 fn pool_control(stop_timeout: Duration) -> (Arc<Control<FakeArt>>, Arc<MemStorage>) {
     let mut c = Config::new("com.example", "com.example", PathBuf::from("/data/hubble"));
@@ -89,7 +70,7 @@ fn pool_control(stop_timeout: Duration) -> (Arc<Control<FakeArt>>, Arc<MemStorag
     let p = Arc::new(FakeProperties::default());
     p.set(CONSENT, "1");
     let files = Arc::new(MemStorage::default());
-    let control = Control::new(FakeArt::default(), c, p, Box::new(Mem(files.clone())));
+    let control = Control::new(FakeArt::default(), c, p, Box::new(files.clone()));
     (Arc::new(control), files)
 }
 

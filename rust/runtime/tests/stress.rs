@@ -158,29 +158,11 @@ fn stress_start_stop_flush() {
     cfg.threads = 2;
     cfg.max_poll_sleep = std::time::Duration::ZERO;
     let storage = Arc::new(MemStorage::default());
-    struct Shared(Arc<MemStorage>);
-    impl hubble_runtime::flush::Storage for Shared {
-        fn create_atomic(
-            &self,
-            p: &std::path::Path,
-        ) -> std::io::Result<Box<dyn hubble_runtime::flush::PendingFile + '_>> {
-            self.0.create_atomic(p)
-        }
-        fn ensure_dir(&self, d: &std::path::Path) -> std::io::Result<()> {
-            self.0.ensure_dir(d)
-        }
-        fn list(&self, d: &std::path::Path) -> std::io::Result<Vec<(String, u64)>> {
-            self.0.list(d)
-        }
-        fn remove(&self, p: &std::path::Path) -> std::io::Result<()> {
-            self.0.remove(p)
-        }
-    }
     let control = Control::new(
         FakeArt::default(),
         cfg,
         props,
-        Box::new(Shared(storage.clone())),
+        Box::new(storage.clone()),
     );
     let threads: Vec<Arc<FakeThread>> = (0..2).map(|_| Arc::from(FakeThread::new())).collect();
     for (i, t) in threads.iter().enumerate() {

@@ -12,18 +12,16 @@
 mod common;
 
 use std::cell::Cell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use common::disasm::{disassemble, Isa};
 use common::emu::Rng;
+use common::pool_code::{PoolCode, CODE, CODE_BYTES, STUB};
 use hubble_format::pool::{Geometry, PoolWriter, POOL_HEADER_SLOTS, SEALED};
 use hubble_format::slot::Mode;
-use hubble_hotpath_emu::{emit_a64, field, pool_take_a64, thread_offsets, Kind, Options};
+use hubble_hotpath_emu::{field, pool_take_a64, thread_offsets, Kind};
 use unicorn_engine::{Arch, Mode as UcMode, Prot, RegisterARM64, Unicorn};
 
-const CODE: u64 = 0x10_0000;
-const STUB: u64 = CODE + 0x8000;
 const THREADS: u64 = 0x5_0000_0000;
 const STACK: u64 = 0x6_0000_0000;
 const POOL: u64 = 0x7_0000_0000;
@@ -69,7 +67,7 @@ impl Pool {
     fn new(geometry: Geometry, threads: usize, seed: u64, stub: &[u8]) -> Pool {
         assert_eq!(tid_offset(), TID_OFFSET);
         let mut uc = Unicorn::new(Arch::ARM64, UcMode::ARM).expect("unicorn arm64");
-        uc.mem_map(CODE, 0x1_0000, Prot::ALL).unwrap();
+        uc.mem_map(CODE, CODE_BYTES, Prot::ALL).unwrap();
         uc.mem_map(THREADS, 0x1000 * threads as u64, Prot::READ | Prot::WRITE)
             .unwrap();
         uc.mem_map(STACK, 0x1_0000, Prot::READ | Prot::WRITE)
@@ -81,36 +79,12 @@ impl Pool {
         let takes = Rc::new(Cell::new(0u64));
         // Every MRS: its destination register gets the scripted counter (hooked on the next
         // instruction, once the MRS has written it).
-        let mut placed = Vec::new();
-        let mut after_mrs = HashMap::new();
-        let mut place = |uc: &mut Unicorn<'static, ()>, at: u64, bytes: &[u8], stub: bool| {
-            uc.mem_write(at, bytes).unwrap();
-            for i in disassemble(Isa::A64, bytes) {
-                if i.mnemonic == "mrs" {
-                    let reg: u8 = i.text["mrs x".len()..]
-                        .split(',')
-                        .next()
-                        .unwrap()
-                        .parse()
-                        .unwrap();
-                    after_mrs.insert(at + (i.offset + i.size) as u64, (reg, stub));
-                }
-            }
-        };
-        for (i, kind) in [Kind::Entry, Kind::EntryNarrow, Kind::Exit]
-            .into_iter()
-            .enumerate()
-        {
-            let blob = emit_a64(kind, 0, &thread_offsets::A64, Options::default());
-            let at = CODE + 0x1000 * i as u64;
-            place(&mut uc, at, &blob.bytes, false);
-            placed.push((kind, at, at + blob.terminator as u64));
-        }
-        place(&mut uc, STUB, stub, true);
+        let code = PoolCode::place(&mut uc, stub);
+        let (placed, after_mrs) = (code.blobs, code.after_mrs);
         let executed = Rc::new(Cell::new(0u64));
         let (c, t, e) = (Rc::clone(&counter), Rc::clone(&takes), Rc::clone(&executed));
         let terminators: Vec<u64> = placed.iter().map(|p| p.2).collect();
-        uc.add_code_hook(CODE, CODE + 0xffff, move |uc, addr, _| {
+        uc.add_code_hook(CODE, CODE + CODE_BYTES - 1, move |uc, addr, _| {
             if !terminators.contains(&addr) {
                 e.set(e.get() + 1);
             }

@@ -23,17 +23,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
-use common::disasm::{disassemble, Isa};
+use common::pool_code::{PoolCode, CODE, CODE_BYTES, STUB};
 use hubble_format::pool::{Geometry, POOL_HEADER_SLOTS};
 use hubble_format::{EventKind, Mode, Trace};
-use hubble_hotpath_emu::{emit_a64, field, pool_take_a64, thread_offsets, Kind, Options};
+use hubble_hotpath_emu::{field, pool_take_a64, thread_offsets, Kind};
 use hubble_runtime::props::{FakeProperties, CONSENT};
 use hubble_runtime::testing::{FakeArt, FakeThread, MemStorage};
 use hubble_runtime::{Art, Config, Control, ThreadHandle};
 use unicorn_engine::{Arch, Mode as UcMode, Prot, RegisterARM64, TlbType, Unicorn};
 
-const CODE: u64 = 0x10_0000;
-const STUB: u64 = CODE + 0x8000;
 const STACK: u64 = 0x20_0000;
 const TID_OFFSET: usize = 12;
 const PAGE: usize = 0x1000;
@@ -151,7 +149,7 @@ impl Engine {
     fn new(thread: u64, pool: (u64, u64)) -> Engine {
         let mut uc = Unicorn::new(Arch::ARM64, UcMode::ARM).unwrap();
         uc.ctl_set_tlb_type(TlbType::VIRTUAL).unwrap();
-        uc.mem_map(CODE, 0x1_0000, Prot::ALL).unwrap();
+        uc.mem_map(CODE, CODE_BYTES, Prot::ALL).unwrap();
         uc.mem_map(STACK, 0x1_0000, Prot::READ | Prot::WRITE)
             .unwrap();
         for (addr, len) in [(thread, PAGE as u64), pool] {
@@ -162,46 +160,13 @@ impl Engine {
                     .unwrap()
             };
         }
-        let cursor = format!("str x16, [x19, #{:#x}]", thread_offsets::A64[field::CURSOR]);
-        let mut after_mrs = HashMap::new();
-        let mut publish = Vec::new();
-        let mut blobs = Vec::new();
-        // `publish`: the trace point's own record stores (the block-end function stores SEALED
-        // into the cursor with the same instruction, which publishes nothing).
-        let mut place =
-            |uc: &mut Unicorn<'static, ()>, at: u64, bytes: &[u8], trace_point: bool| {
-                uc.mem_write(at, bytes).unwrap();
-                for i in disassemble(Isa::A64, bytes) {
-                    let pc = at + i.offset as u64;
-                    if i.mnemonic == "mrs" {
-                        let reg: i32 = i.text["mrs x".len()..]
-                            .split(',')
-                            .next()
-                            .unwrap()
-                            .parse()
-                            .unwrap();
-                        after_mrs.insert(pc + i.size as u64, RegisterARM64::X0 as i32 + reg);
-                    }
-                    if trace_point && i.text == cursor {
-                        publish.push(pc);
-                    }
-                }
-            };
-        for (k, kind) in [Kind::Entry, Kind::EntryNarrow, Kind::Exit]
-            .into_iter()
-            .enumerate()
-        {
-            let blob = emit_a64(kind, 0, &thread_offsets::A64, Options::default());
-            let at = CODE + 0x1000 * k as u64;
-            place(&mut uc, at, &blob.bytes, true);
-            blobs.push((kind, at, at + blob.terminator as u64));
-        }
-        place(&mut uc, STUB, pool_take_a64(), false);
-        assert!(!publish.is_empty());
+        let code = PoolCode::place(&mut uc, pool_take_a64());
+        let (blobs, after_mrs, publish) = (code.blobs, code.after_mrs, code.publish);
         let published = Rc::new(Cell::new(0u64));
         let p = Rc::clone(&published);
-        uc.add_code_hook(CODE, CODE + 0xffff, move |uc, addr, _| {
-            if let Some(&reg) = after_mrs.get(&addr) {
+        uc.add_code_hook(CODE, CODE + CODE_BYTES - 1, move |uc, addr, _| {
+            if let Some(&(reg, _)) = after_mrs.get(&addr) {
+                let reg = RegisterARM64::X0 as i32 + i32::from(reg);
                 uc.reg_write(reg, COUNTER.load(Ordering::SeqCst)).unwrap();
             }
             if publish.contains(&addr) {
@@ -377,25 +342,6 @@ impl Worker {
     }
 }
 
-struct Mem(Arc<MemStorage>);
-impl hubble_runtime::flush::Storage for Mem {
-    fn create_atomic(
-        &self,
-        path: &std::path::Path,
-    ) -> std::io::Result<Box<dyn hubble_runtime::flush::PendingFile + '_>> {
-        self.0.create_atomic(path)
-    }
-    fn ensure_dir(&self, dir: &std::path::Path) -> std::io::Result<()> {
-        self.0.ensure_dir(dir)
-    }
-    fn list(&self, dir: &std::path::Path) -> std::io::Result<Vec<(String, u64)>> {
-        self.0.list(dir)
-    }
-    fn remove(&self, path: &std::path::Path) -> std::io::Result<()> {
-        self.0.remove(path)
-    }
-}
-
 /// Each thread's records in a flushed file, counters recovered from the file alone.
 fn records(files: &MemStorage, path: &std::path::Path) -> BTreeMap<u32, Vec<Rec>> {
     let bytes = files.files.lock().unwrap()[path].clone();
@@ -444,7 +390,7 @@ fn the_control_plane_and_the_emitted_block_end_path_write_every_record_once() {
         EmuArt::default(),
         config,
         props,
-        Box::new(Mem(files.clone())),
+        Box::new(files.clone()),
     ));
     let pool = c
         .pool()

@@ -1,4 +1,5 @@
 #![allow(dead_code)]
 pub mod disasm;
 pub mod emu;
+pub mod pool_code;
 pub mod scenario;

@@ -112,13 +112,16 @@ pub struct Replay {
     pub slots: Vec<u64>,
 }
 
-/// Runs the driver on a script.
-pub fn run(exe: &Path, script: &str) -> Replay {
-    let mut child = Command::new(exe)
+/// Runs `cmd` (a driver or harness, possibly behind `qemu-aarch64`) with `script` on its stdin;
+/// returns its stdout. A failure names the command, its status and its stderr.
+pub fn run_script(cmd: &[String], script: &str) -> String {
+    let mut child = Command::new(&cmd[0])
+        .args(&cmd[1..])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
-        .expect("spawn driver");
+        .unwrap_or_else(|e| panic!("{}: {e}", cmd[0]));
     child
         .stdin
         .take()
@@ -126,8 +129,19 @@ pub fn run(exe: &Path, script: &str) -> Replay {
         .write_all(script.as_bytes())
         .unwrap();
     let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "driver failed on script:\n{script}");
-    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.status.success(),
+        "{} failed ({}): {}on:\n{script}",
+        cmd.join(" "),
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Runs the driver on a script.
+pub fn run(exe: &Path, script: &str) -> Replay {
+    let text = run_script(&[exe.to_str().unwrap().to_string()], script);
     let mut lines = text.lines();
     let cursor: i64 = lines
         .next()

@@ -11,13 +11,15 @@
 //! Needs aarch64-linux-gnu-gcc, qemu-aarch64, gcc and i686-linux-gnu-gcc (Debian
 //! gcc-aarch64-linux-gnu, qemu-user, gcc-i686-linux-gnu): missing tools fail the test. (armng's
 //! A32 MRRC of CNTVCT is not run: qemu-arm rejects it.)
+mod common;
 
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
 
+use common::Rng;
 use hubble_format::{Mode, RingWriter};
-use hubble_interp_replay::{offset_defines, repo_root};
+use hubble_interp_replay::{offset_defines, repo_root, run_script};
 
 fn build(compiler: &str, extra: &[&str], asm: &str, name: &str, pointer_size: &str) -> PathBuf {
     let root = repo_root();
@@ -93,28 +95,7 @@ fn x86() -> Vec<String> {
 type Run = (Option<u64>, u64, Vec<u64>, Vec<(u32, u32)>);
 
 fn run(cmd: &[String], script: &str) -> Run {
-    use std::io::Write;
-    let mut child = Command::new(&cmd[0])
-        .args(&cmd[1..])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{}: {e}", cmd[0]));
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(script.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "harness failed ({}): {}on:\n{script}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = run_script(cmd, script);
     let mut lines = text.lines();
     let cursor: i64 = lines.next().unwrap()[7..].parse().unwrap();
     let stop: u64 = lines.next().unwrap()[5..].parse().unwrap();
@@ -135,16 +116,6 @@ enum Kind {
     Untouched,
     Exact,          // pointer slot of a two-slot entry, start and pad records
     LowWord(usize), // hi = a real timestamp, read by this entry/exit op (index among them)
-}
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
 }
 
 fn check(cmd: &[String], mode: Mode, slots: usize, seed: u64, ops: usize) {

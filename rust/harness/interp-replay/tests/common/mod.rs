@@ -3,9 +3,6 @@
 //! reference writer fed the same calls.
 #![allow(dead_code)]
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
 use hubble_format::pool::{Geometry, PoolWriter};
 use hubble_format::slot::Mode;
 
@@ -68,21 +65,7 @@ pub struct Out {
 
 /// Runs `cmd` on `script` and parses its output.
 pub fn run(cmd: &[String], script: &str, threads: usize) -> Out {
-    let mut child = Command::new(&cmd[0])
-        .args(&cmd[1..])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{}: {e}", cmd[0]));
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(script.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "{} failed ({})", cmd[0], out.status);
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = hubble_interp_replay::run_script(cmd, script);
     let mut lines = text.lines();
     let hex = |s: &str| u64::from_str_radix(s, 16).unwrap();
     let base = hex(lines.next().unwrap().strip_prefix("base ").unwrap());

@@ -15,7 +15,7 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use common::disasm::{disassemble, Isa};
-use common::emu::Rng;
+use common::emu::{reg_a64 as x, Rng};
 use common::pool_code::{PoolCode, CODE, CODE_BYTES, STUB};
 use hubble_format::pool::{Geometry, PoolWriter, POOL_HEADER_SLOTS, SEALED};
 use hubble_format::slot::Mode;
@@ -27,14 +27,13 @@ const STACK: u64 = 0x6_0000_0000;
 const POOL: u64 = 0x7_0000_0000;
 const TID_OFFSET: u64 = 12;
 
-fn x(n: u8) -> i32 {
-    match n {
-        0..=28 => RegisterARM64::X0 as i32 + i32::from(n),
-        29 => RegisterARM64::X29 as i32,
-        30 => RegisterARM64::X30 as i32,
-        _ => panic!("x{n}"),
-    }
-}
+/// 16 blocks of 12 data slots, A = 4: blocks are taken, sealed, skipped while they wait for
+/// their bound, and reused; 10 threads keep at most 10 blocks owned, so takes find one.
+const ROOMY: Geometry = Geometry {
+    blocks: 16,
+    block_slots: 17,
+    active: 4,
+};
 
 /// The ISA's `tid` offset from thread-offsets.txt (ART's `Thread::TidOffset`).
 fn tid_offset() -> u64 {
@@ -273,13 +272,7 @@ fn traffic_with(geometry: Geometry, threads: usize, steps: usize, seed: u64, stu
 
 #[test]
 fn many_threads_write_the_pool_slot_for_slot_as_the_reference_writer() {
-    // 16 blocks of 12 data slots, A = 4: blocks are taken, sealed, skipped while they wait for
-    // their bound, and reused; 10 threads keep at most 10 blocks owned, so takes find one.
-    let g = Geometry {
-        blocks: 16,
-        block_slots: 17,
-        active: 4,
-    };
+    let g = ROOMY;
     let p = traffic(g, 10, 4000, 0x4855_4242);
     let takes = p.takes.get();
     assert!(takes > 200, "only {takes} blocks taken");
@@ -348,12 +341,7 @@ fn without_the_reuse_bound_the_pool_differs_from_the_reference_writer() {
         .expect("the bound check: cmp ticket, state, lsr #1; b.lo")[1]
         .offset;
     stub[bound..bound + 4].copy_from_slice(&0xd503_201f_u32.to_le_bytes()); // NOP
-    let g = Geometry {
-        blocks: 16,
-        block_slots: 17,
-        active: 4,
-    };
-    traffic_with(g, 10, 4000, 0x4855_4242, &stub);
+    traffic_with(ROOMY, 10, 4000, 0x4855_4242, &stub);
 }
 
 /// What a block take costs (docs/many-threads.md quotes these): instructions executed by one

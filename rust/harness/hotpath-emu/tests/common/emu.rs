@@ -78,7 +78,8 @@ pub struct Machine {
     pub rng: Rng,
 }
 
-fn reg_a64(n: u8) -> i32 {
+/// Unicorn's id of `x<n>`.
+pub fn reg_a64(n: u8) -> i32 {
     match n {
         0..=28 => RegisterARM64::X0 as i32 + i32::from(n),
         29 => RegisterARM64::X29 as i32,

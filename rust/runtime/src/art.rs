@@ -168,3 +168,59 @@ impl Art for CxxArt {
         crate::ffi::hubble_detach_current_thread()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    /// The least an `Art` must give: every default method left as it is.
+    #[derive(Default)]
+    struct Minimal {
+        reads: AtomicU64,
+    }
+    impl Art for Minimal {
+        fn block_address(&self, thread: ThreadHandle) -> usize {
+            thread
+        }
+        fn is_runnable(&self, _: ThreadHandle) -> bool {
+            false
+        }
+        fn lock_state(&self, _: ThreadHandle) {}
+        fn unlock_state(&self, _: ThreadHandle) {}
+        fn resolve(&self, methods: &[u64], out: &mut Vec<String>) {
+            out.extend(methods.iter().map(|m| format!("m{m:x}")));
+        }
+        fn loader_methods(&self, _: usize, _: &mut Vec<u64>) {}
+        fn timer(&self) -> u64 {
+            // 100, then 300: the pair's timer is the midpoint.
+            100 + 200 * self.reads.fetch_add(1, Ordering::Relaxed)
+        }
+        fn timer_hz(&self) -> u64 {
+            1
+        }
+        fn wall_ns(&self) -> u64 {
+            7
+        }
+        fn attach_current_thread(&self, _: &str) -> bool {
+            true
+        }
+        fn detach_current_thread(&self) {}
+    }
+
+    #[test]
+    fn the_clock_pair_takes_the_timer_midway_around_the_wall_clock() {
+        assert_eq!(clock_pair(&Minimal::default()), (200, 7));
+    }
+
+    #[test]
+    fn the_defaults_resolve_without_an_unload_check_and_have_no_pool_path() {
+        let art = Minimal::default();
+        let mut names = Vec::new();
+        assert!(art.resolve_unless_unloaded(&[0x10, 0x20], 5, &mut names));
+        assert_eq!(names, ["m10", "m20"]);
+        assert_eq!(art.unload_generation(), 0);
+        assert_eq!(art.pool_take_entry(), 0);
+        assert!(!art.has_pool_path());
+    }
+}

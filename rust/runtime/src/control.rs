@@ -277,6 +277,8 @@ struct Registry {
 pub struct Stats {
     /// Files written.
     pub flushes: AtomicU64,
+    /// Ticks run (`control_loop` runs one every [`crate::TICK`]).
+    pub ticks: AtomicU64,
     /// Flushes that failed (and were logged).
     pub failed_flushes: AtomicU64,
     /// Stops answered by the traced thread.
@@ -1507,6 +1509,7 @@ impl<A: Art> Control<A> {
     /// The control thread's periodic work (every [`crate::TICK`]), after commands and
     /// properties. Each step reads the traced threads' state and never waits for one of them.
     pub fn tick(&self) {
+        self.stats.ticks.fetch_add(1, Ordering::Relaxed);
         self.finish_late_stops();
         self.prune_dead_names();
         self.observe_idle();

@@ -60,7 +60,6 @@ const G: Geometry = Geometry {
     active: 16,
 };
 
-
 fn pool_control(stop_timeout: Duration) -> (Arc<Control<FakeArt>>, Arc<MemStorage>) {
     let mut c = Config::new("com.example", "com.example", PathBuf::from("/data/hubble"));
     c.mode = MODE;

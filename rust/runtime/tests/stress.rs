@@ -158,12 +158,7 @@ fn stress_start_stop_flush() {
     cfg.threads = 2;
     cfg.max_poll_sleep = std::time::Duration::ZERO;
     let storage = Arc::new(MemStorage::default());
-    let control = Control::new(
-        FakeArt::default(),
-        cfg,
-        props,
-        Box::new(storage.clone()),
-    );
+    let control = Control::new(FakeArt::default(), cfg, props, Box::new(storage.clone()));
     let threads: Vec<Arc<FakeThread>> = (0..2).map(|_| Arc::from(FakeThread::new())).collect();
     for (i, t) in threads.iter().enumerate() {
         control.thread_attached(t.handle(), 100 + i as u32, "traced", i == 0);

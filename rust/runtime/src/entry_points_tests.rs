@@ -107,7 +107,11 @@ fn every_entry_point_reaches_the_control_plane() {
     // ThreadAttached of the UI thread, once the control thread is in its loop (its start,
     // which traces the threads attached by then, is over): the attach's own rebalance traces it.
     wait_for("the control loop's first tick", || {
-        g.control.stats.ticks.load(std::sync::atomic::Ordering::Relaxed) > 0
+        g.control
+            .stats
+            .ticks
+            .load(std::sync::atomic::Ordering::Relaxed)
+            > 0
     });
     assert!(g.control.traced_threads().is_empty());
     super::thread_attached(ui, 4242, "main", true);

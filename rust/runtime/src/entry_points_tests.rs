@@ -44,6 +44,16 @@ fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
     }
 }
 
+fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec we pass and nothing else.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
 /// Files of the given reason in `dir`.
 fn files(dir: &Path, reason: &str) -> Vec<PathBuf> {
     let suffix = format!("-{reason}.hubble");
@@ -119,11 +129,22 @@ fn every_entry_point_reaches_the_control_plane() {
     write_calls(ui, 3);
 
     // The in-process API and the anomaly report: one flush each, on the control thread.
+    let before = monotonic_ns();
     assert!(super::request_flush("manual"));
     wait_for("a manual flush", || !files(&dir, "manual").is_empty());
+    let after = monotonic_ns();
     let bytes = std::fs::read(&files(&dir, "manual")[0]).unwrap();
     let file = TraceFile::parse(&bytes).expect("the flush's file parses");
     assert_eq!(file.header.reason, "manual");
+    assert_eq!((file.header.tid, file.header.thread_name.as_str()), (4242, "main"));
+    // The double's timer is CLOCK_MONOTONIC in ns: the flush read it (through CxxArt) between
+    // the request and the file.
+    assert_eq!(file.header.timer_hz, 1_000_000_000);
+    assert!(
+        (before..=after).contains(&file.header.reference_counter),
+        "reference {} not within [{before}, {after}]",
+        file.header.reference_counter
+    );
     super::anomaly_reported("jank");
     wait_for("a jank flush", || !files(&dir, "jank").is_empty());
 

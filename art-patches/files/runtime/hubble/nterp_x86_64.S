@@ -8,8 +8,12 @@
  * in x86_64 nterp; the clock is RDTSC, the same source as runtime/hubble/trace_point.h uses on
  * x86_64. x86 is TSO: loads are not reordered with loads (the acquire fence needs no
  * instruction) and a plain MOV is a release store.
+ * In many-thread mode (bit 0 of begin) a full block goes to the pool's block-end function,
+ * hubble_pool_take (pool_x86_64.S, expanded here too), instead of the wrap.
  * Clobbers rcx, rdx, r11 and the flags; preserves rax/xmm0 (the return value) and rdi.
  */
+
+#include "pool_x86_64.S"
 
 // Method entry: \method holds the ArtMethod* (%rdi in START_EXECUTING_INSTRUCTIONS).
 .macro HUBBLE_NTERP_TRACE_ENTRY method, method32
@@ -83,6 +87,8 @@ DEFINE_FUNCTION hubble_nterp_slow_path
     jne 2f
     cmpq %gs:THREAD_HUBBLE_LIMIT_OFFSET, %rcx
     jb 1f                                                 // stale limit: carry on
+    testb $1, %gs:THREAD_HUBBLE_BEGIN_OFFSET
+    jnz hubble_pool_take                                  // begin = pool | 1: its ret is ours
     cmpq %gs:THREAD_HUBBLE_END_OFFSET, %rcx
     je 0f
     movq $2, (%rcx)                                      // pad the one slot left
@@ -96,4 +102,5 @@ DEFINE_FUNCTION hubble_nterp_slow_path
     xorl %ecx, %ecx
     ret
 END_FUNCTION hubble_nterp_slow_path
+HUBBLE_POOL_TAKE_FUNCTION
 .endm

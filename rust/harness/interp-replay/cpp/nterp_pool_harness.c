@@ -1,9 +1,11 @@
 /*
- * nterp's arm64 trace-point macros in many-thread mode (issue 17 A.1): the macros of
- * art-patches/files/runtime/hubble/nterp_arm64.S, through nterp_arm64_harness.S (unchanged),
- * whose slow-path function calls the pool's block-end function (pool_arm64.S) when bit 0 of
- * begin is set. Several fake Threads (the five Hubble words and ART's tid at the real offsets)
- * share one pool; run under qemu-aarch64 as a static binary.
+ * nterp's trace-point macros in many-thread mode (issue 17 A.1): the macros of
+ * art-patches/files/runtime/hubble/nterp_arm64.S through nterp_arm64_harness.S (under
+ * qemu-aarch64, a static binary), or of nterp_x86_64.S through nterp_x86_64_harness.S
+ * (-DHUBBLE_X86_64, natively: %gs is pointed at each op's Thread, and every register the macros
+ * must keep is checked around each op), both unchanged, whose slow-path function calls the
+ * pool's block-end function (pool_<isa>.S) when bit 0 of begin is set. Several fake Threads
+ * (the five Hubble words and ART's tid at the real offsets) share one pool.
  *
  * stdin:  "blocks N slots B active A threads T", then "entry I PTR" (hex) / "exit I" lines.
  *         Thread I has tid 1000 + 7 I and starts as pool::start leaves it (cursor SEALED,
@@ -17,8 +19,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef HUBBLE_X86_64
+#include <asm/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+/* Each returns the mask of the registers it should have kept but changed (0: all kept). */
+uint32_t hubble_test_entry(uint64_t method);
+uint32_t hubble_test_exit(void);
+static void On(void* thread) {
+  if (syscall(SYS_arch_prctl, ARCH_SET_GS, (unsigned long)thread) != 0) exit(4);
+}
+static void Kept(const char* what, uint32_t changed) {
+  if (changed == 0) return;
+  fprintf(stderr, "%s macro changed registers (mask %#x)\n", what, changed);
+  exit(5);
+}
+#define ENTRY(thread, m) (On(thread), Kept("entry", hubble_test_entry(m)))
+#define EXIT(thread) (On(thread), Kept("exit", hubble_test_exit()))
+#else
 void hubble_test_entry(void* thread, uint64_t method);
 void hubble_test_exit(void* thread);
+#define ENTRY(thread, m) hubble_test_entry(thread, m)
+#define EXIT(thread) hubble_test_exit(thread)
+#endif
 
 #define W(t, off) (*(uint64_t*)((char*)(t) + (off)))
 
@@ -49,9 +72,9 @@ int main(void) {
     if (strcmp(op, "entry") == 0) {
       uint64_t method;
       if (scanf("%" SCNx64, &method) != 1) return 3;
-      hubble_test_entry(thread[i], method);
+      ENTRY(thread[i], method);
     } else if (strcmp(op, "exit") == 0) {
-      hubble_test_exit(thread[i]);
+      EXIT(thread[i]);
     } else {
       return 3;
     }

@@ -14,8 +14,10 @@
     .global \name
     .type \name, @function
 \name:
+    .cfi_startproc
 .endm
 .macro END_FUNCTION name
+    .cfi_endproc
     .size \name, .-\name
 .endm
 

@@ -1,11 +1,12 @@
-//! nterp's arm64 macros in many-thread mode (issue 17 A.1; `docs/many-threads.md`): the slow
-//! path of `nterp_arm64.S` calls `pool_arm64.S`'s block-end function when `begin` carries the
-//! pool tag. `cpp/nterp_pool_harness.c` with `cpp/nterp_arm64_harness.S` (both include the
-//! ART files unchanged) runs random traffic of several threads over one pool under
-//! qemu-aarch64; the pool and every thread's words must equal `PoolWriter` fed the same calls
+//! nterp's macros in many-thread mode (issue 17 A.1; `docs/many-threads.md`): the slow path of
+//! `nterp_arm64.S` / `nterp_x86_64.S` calls `pool_<isa>.S`'s block-end function when `begin`
+//! carries the pool tag. `cpp/nterp_pool_harness.c` with `cpp/nterp_<isa>_harness.S` (which
+//! include the ART files unchanged) runs random traffic of several threads over one pool, arm64
+//! under qemu-aarch64 and x86_64 natively (registers checked around every op); the pool and
+//! every thread's words must equal `PoolWriter` fed the same calls
 //! in every bit a counter value cannot change (the harness reads the real counter: a bit is
 //! compared unless the reference writer sets it differently for counters 0 and all ones).
-//! Needs aarch64-linux-gnu-gcc and qemu-aarch64 (scripts/deps/hotpath.apt): missing tools fail.
+//! Needs aarch64-linux-gnu-gcc, qemu-aarch64 and gcc (scripts/deps/hotpath.apt): missing tools fail.
 mod common;
 
 use std::path::PathBuf;
@@ -17,29 +18,57 @@ use hubble_format::pool::{Geometry, PoolWriter};
 use hubble_format::slot::Mode;
 use hubble_interp_replay::{offset_defines, repo_root};
 
-fn harness() -> Vec<String> {
+fn build(compiler: &str, extra: &[&str], asm: &str, name: &str) -> PathBuf {
+    let cpp = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cpp");
+    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let ok = Command::new(compiler)
+        .args(["-O2", "-Wall", "-Werror"])
+        .args(extra)
+        .args(offset_defines("8"))
+        .arg("-I")
+        .arg(repo_root().join("art-patches/files"))
+        .arg(cpp.join("nterp_pool_harness.c"))
+        .arg(cpp.join(asm))
+        .arg("-o")
+        .arg(&exe)
+        .status()
+        .unwrap_or_else(|e| panic!("{compiler}: {e}"));
+    assert!(
+        ok.success(),
+        "building the nterp pool harness ({asm}) failed"
+    );
+    exe
+}
+
+/// arm64: `nterp_arm64.S` + `pool_arm64.S` under qemu-aarch64.
+fn arm64() -> Vec<String> {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
     let exe = EXE.get_or_init(|| {
-        let cpp = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cpp");
-        let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("nterp-pool-arm64");
-        let ok = Command::new("aarch64-linux-gnu-gcc")
-            .args(["-O2", "-Wall", "-Werror", "-static"])
-            .args(offset_defines("8"))
-            .arg("-I")
-            .arg(repo_root().join("art-patches/files"))
-            .arg(cpp.join("nterp_pool_harness.c"))
-            .arg(cpp.join("nterp_arm64_harness.S"))
-            .arg("-o")
-            .arg(&exe)
-            .status()
-            .unwrap_or_else(|e| panic!("aarch64-linux-gnu-gcc: {e}"));
-        assert!(ok.success(), "building the nterp pool harness failed");
-        exe
+        build(
+            "aarch64-linux-gnu-gcc",
+            &["-static"],
+            "nterp_arm64_harness.S",
+            "nterp-pool-arm64",
+        )
     });
     vec![
         "qemu-aarch64".to_string(),
         exe.to_str().unwrap().to_string(),
     ]
+}
+
+/// x86_64: `nterp_x86_64.S` + `pool_x86_64.S` natively, every kept register checked per op.
+fn x86_64() -> Vec<String> {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    let exe = EXE.get_or_init(|| {
+        build(
+            "gcc",
+            &["-DHUBBLE_X86_64"],
+            "nterp_x86_64_harness.S",
+            "nterp-pool-x86_64",
+        )
+    });
+    vec![exe.to_str().unwrap().to_string()]
 }
 
 fn script(g: Geometry, threads: usize, ops: &[Op]) -> String {
@@ -56,9 +85,9 @@ fn script(g: Geometry, threads: usize, ops: &[Op]) -> String {
     s
 }
 
-fn check(g: Geometry, threads: usize, steps: usize, seed: u64) -> PoolWriter {
+fn check(cmd: &[String], g: Geometry, threads: usize, steps: usize, seed: u64) -> PoolWriter {
     let ops = traffic(Mode::Bits64, threads, steps, seed);
-    let got = run(&harness(), &script(g, threads, &ops), threads);
+    let got = run(cmd, &script(g, threads, &ops), threads);
     let (zero, words) = reference(Mode::Bits64, g, threads, &ops, got.base, |_| 0);
     let (ones, _) = reference(Mode::Bits64, g, threads, &ops, got.base, |_| u64::MAX);
     assert_eq!(got.slots.len(), zero.slots().len());
@@ -67,28 +96,38 @@ fn check(g: Geometry, threads: usize, steps: usize, seed: u64) -> PoolWriter {
         assert_eq!(
             got.slots[k] & !counter_bits,
             zero.slots()[k] & !counter_bits,
-            "pool slot {k}: {:#x}, the reference writer's {:#x} (counter bits {counter_bits:#x})",
+            "{}: pool slot {k}: {:#x}, the reference writer's {:#x} (counter bits {counter_bits:#x})",
+            cmd.join(" "),
             got.slots[k],
             zero.slots()[k]
         );
     }
-    assert_eq!(got.words, words, "cursor, limit, end per thread");
+    assert_eq!(
+        got.words,
+        words,
+        "{}: cursor, limit, end per thread",
+        cmd.join(" ")
+    );
     zero
 }
 
 #[test]
 fn nterp_writes_the_pool_as_the_reference_writer() {
-    let w = check(ROOMY, 10, 4000, 0x4855_4242);
-    assert_eq!(w.dropped, 0);
-    assert!(
-        w.slots()[0] > 8 * ROOMY.blocks as u64,
-        "{} tickets",
-        w.slots()[0]
-    );
+    for cmd in [arm64(), x86_64()] {
+        let w = check(&cmd, ROOMY, 10, 4000, 0x4855_4242);
+        assert_eq!(w.dropped, 0);
+        assert!(
+            w.slots()[0] > 8 * ROOMY.blocks as u64,
+            "{} tickets",
+            w.slots()[0]
+        );
+    }
 }
 
 #[test]
 fn a_saturated_pool_drops_in_nterp_as_in_the_reference_writer() {
-    let w = check(SATURATED, 12, 3000, 0xdead_beef);
-    assert!(w.dropped > 10, "only {} drops", w.dropped);
+    for cmd in [arm64(), x86_64()] {
+        let w = check(&cmd, SATURATED, 12, 3000, 0xdead_beef);
+        assert!(w.dropped > 10, "only {} drops", w.dropped);
+    }
 }

@@ -136,7 +136,10 @@ fn every_entry_point_reaches_the_control_plane() {
     let bytes = std::fs::read(&files(&dir, "manual")[0]).unwrap();
     let file = TraceFile::parse(&bytes).expect("the flush's file parses");
     assert_eq!(file.header.reason, "manual");
-    assert_eq!((file.header.tid, file.header.thread_name.as_str()), (4242, "main"));
+    assert_eq!(
+        (file.header.tid, file.header.thread_name.as_str()),
+        (4242, "main")
+    );
     // The double's timer is CLOCK_MONOTONIC in ns: the flush read it (through CxxArt) between
     // the request and the file.
     assert_eq!(file.header.timer_hz, 1_000_000_000);

@@ -129,6 +129,8 @@ fn a_saturated_pool_drops_in_the_model_as_in_the_reference_writer() {
         block_slots: 9,
         active: 8,
     };
-    let (_, w) = run(Mode::Bits64, g, 12, 3000, 0xdead_beef);
+    let (p, w) = run(Mode::Bits64, g, 12, 3000, 0xdead_beef);
     assert!(w.dropped > 10, "only {} drops", w.dropped);
+    // The model's own count (what the stress test and the bench report) agrees.
+    assert_eq!(p.stats().drops.load(Ordering::Relaxed), w.dropped);
 }

@@ -134,3 +134,101 @@ fn a_saturated_pool_drops_in_the_model_as_in_the_reference_writer() {
     // The model's own count (what the stress test and the bench report) agrees.
     assert_eq!(p.stats().drops.load(Ordering::Relaxed), w.dropped);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The control side's words, which the reference writer does not model.
+
+use hubble_format::pool::{BLOCK_HEADER_SLOTS, H_CLOSE, H_STATE, OWNED, SEALED};
+use hubble_format::slot;
+use hubble_runtime::block::{self, SLOT};
+
+const SMALL: Geometry = Geometry {
+    blocks: 8,
+    block_slots: 9, // 4 data slots; limit = end - 8 in 64-bit mode
+    active: 4,
+};
+
+/// `start` gives the thread the tagged pool address (bit 0: the pool path, which the emitted
+/// code and nterp test) and no block.
+#[test]
+fn start_tags_begin_and_gives_no_block() {
+    let p = Pool::new(Mode::Bits64, SMALL);
+    let b = ThreadBlock::default();
+    pool::start(&b, &p, 5);
+    assert_eq!(b.begin.load(Ordering::Relaxed), p.base() | 1);
+    assert_eq!(b.cursor.load(Ordering::Relaxed) as u64, SEALED);
+    assert_eq!(
+        (
+            b.limit.load(Ordering::Relaxed),
+            b.end.load(Ordering::Relaxed)
+        ),
+        (0, 5)
+    );
+}
+
+/// The second doorbell rings only while a stop is requested and unanswered.
+#[test]
+fn the_doorbell_rings_again_only_for_a_pending_stop() {
+    let b = ThreadBlock::default();
+    b.limit.store(0x1000, Ordering::Relaxed);
+    pool::ring_again(&b);
+    assert_eq!(b.limit.load(Ordering::Relaxed), 0x1000, "no stop requested");
+    block::request_stop(&b);
+    b.limit.store(0x1000, Ordering::Relaxed); // a block take's plain store, after the doorbell
+    pool::ring_again(&b);
+    assert_eq!(b.limit.load(Ordering::Relaxed), 0, "rung again");
+    b.stop.store(0x2000, Ordering::Relaxed); // answered: the end published
+    b.limit.store(0x1000, Ordering::Relaxed);
+    pool::ring_again(&b);
+    assert_eq!(
+        b.limit.load(Ordering::Relaxed),
+        0x1000,
+        "an answered stop is not rung"
+    );
+}
+
+/// A thread holding a block with `used` records, stopped at its cursor: (pool, block, the
+/// block's address, the published end).
+fn stopped_in_a_block(used: u64) -> (Pool, ThreadBlock, usize, usize) {
+    let p = Pool::new(Mode::Bits64, SMALL);
+    let b = ThreadBlock::default();
+    pool::start(&b, &p, 0);
+    for i in 0..used {
+        assert!(pool::trace_exit(&b, &p, 7, 100 + i));
+    }
+    let held = b.end.load(Ordering::Relaxed);
+    block::request_stop(&b);
+    assert!(!pool::trace_exit(&b, &p, 7, 200), "answers the stop");
+    let end = block::poll_stopped(&b).expect("published");
+    (p, b, held, end)
+}
+
+#[test]
+fn a_restart_with_room_for_the_start_record_goes_on_in_the_block() {
+    // 2 records: the end is the third data slot, below the limit (the fourth).
+    let (p, b, held, end) = stopped_in_a_block(2);
+    assert_eq!(end, held + (BLOCK_HEADER_SLOTS + 2) * SLOT);
+    assert!(pool::restart(&b, &p, end, 300));
+    assert_eq!(p.copy()[(end - p.base()) / SLOT], slot::encode_start(300));
+    assert_eq!(b.cursor.load(Ordering::Relaxed), end + SLOT);
+    let block_end = held + SMALL.block_slots * SLOT;
+    assert_eq!(b.limit.load(Ordering::Relaxed), block_end - SLOT);
+    assert_eq!(b.end.load(Ordering::Relaxed), held, "the same block");
+    assert_eq!(b.stop.load(Ordering::Relaxed), block::RUNNING);
+    assert_eq!(p.copy()[(held - p.base()) / SLOT + H_STATE], OWNED);
+}
+
+#[test]
+fn a_restart_at_the_limit_seals_the_block_and_skips_a_seq() {
+    // 3 records: the end is the limit (a start record would leave no room for a wide entry).
+    let (p, b, held, end) = stopped_in_a_block(3);
+    assert_eq!(end, held + SMALL.block_slots * SLOT - SLOT);
+    assert!(!pool::restart(&b, &p, end, 300));
+    let header = (held - p.base()) / SLOT;
+    assert_eq!(p.copy()[header + H_CLOSE], end as u64, "sealed at the end");
+    assert_ne!(p.copy()[header + H_STATE], OWNED);
+    assert_eq!(b.cursor.load(Ordering::Relaxed) as u64, SEALED, "no block");
+    // The seal's next seq is 1; the restart skips it, so readers see a gap.
+    assert_eq!(b.end.load(Ordering::Relaxed), 2);
+    assert_eq!(b.begin.load(Ordering::Relaxed), p.base() | 1);
+}

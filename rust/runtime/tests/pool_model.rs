@@ -232,3 +232,149 @@ fn a_restart_at_the_limit_seals_the_block_and_skips_a_seq() {
     assert_eq!(b.end.load(Ordering::Relaxed), 2);
     assert_eq!(b.begin.load(Ordering::Relaxed), p.base() | 1);
 }
+
+/// A state lock whose answers the test chooses, counting its locks and unlocks.
+struct Lock {
+    grants: bool,
+    runnable: bool,
+    held: std::cell::Cell<i32>,
+}
+impl block::StateLock for Lock {
+    fn is_runnable(&self) -> bool {
+        self.runnable
+    }
+    fn lock(&self) -> bool {
+        if self.grants {
+            self.held.set(self.held.get() + 1);
+        }
+        self.grants
+    }
+    fn unlock(&self) {
+        self.held.set(self.held.get() - 1);
+    }
+}
+
+/// BTrace's bound on active blocks, control side: a block held by a thread that is not runnable
+/// is sealed under its state lock and handed back; never a runnable thread's, never a stopping
+/// one's, never without the lock; the lock is always given back.
+#[test]
+fn force_close_seals_only_a_parked_threads_block_and_held_ticket_names_it() {
+    let lock = |grants, runnable| Lock {
+        grants,
+        runnable,
+        held: std::cell::Cell::new(0),
+    };
+    let p = Pool::new(Mode::Bits64, SMALL);
+    let b = ThreadBlock::default();
+    pool::start(&b, &p, 0);
+    assert_eq!(pool::held_ticket(&b, &p), None, "no block yet");
+    assert!(pool::trace_exit(&b, &p, 7, 1)); // ticket 0: block 0
+    assert!(pool::trace_exit(&b, &p, 7, 2));
+    assert!(pool::trace_exit(&b, &p, 7, 3));
+    assert!(pool::trace_exit(&b, &p, 7, 4)); // the block is full: ticket 1, block 1
+    assert_eq!(pool::held_ticket(&b, &p), Some(1));
+    let held = b.end.load(Ordering::Relaxed);
+    let header = (held - p.base()) / SLOT;
+
+    for l in [lock(false, false), lock(true, true)] {
+        assert!(!pool::force_close(&b, &p, &l), "refused lock, or runnable");
+        assert_eq!(l.held.get(), 0, "the lock given back");
+        assert_eq!(p.copy()[header + H_STATE], OWNED);
+    }
+    block::request_stop(&b); // stopping: the stop protocol owns the block now
+    let l = lock(true, false);
+    assert!(!pool::force_close(&b, &p, &l));
+    assert_eq!(l.held.get(), 0);
+    b.stop.store(block::RUNNING, Ordering::Relaxed);
+    b.limit
+        .store(held + SMALL.block_slots * SLOT - SLOT, Ordering::Relaxed);
+
+    let cursor = b.cursor.load(Ordering::Relaxed);
+    assert!(
+        pool::force_close(&b, &p, &l),
+        "parked, tracing, holding a block"
+    );
+    assert_eq!(l.held.get(), 0);
+    assert_eq!(p.copy()[header + H_CLOSE], cursor as u64);
+    assert_ne!(p.copy()[header + H_STATE], OWNED, "handed back");
+    assert_eq!(b.cursor.load(Ordering::Relaxed) as u64, SEALED);
+    assert_eq!(b.limit.load(Ordering::Relaxed), 0);
+    assert_eq!(pool::held_ticket(&b, &p), None);
+    assert!(!pool::force_close(&b, &p, &l), "nothing left to close");
+    // Its next record takes a new block (seq 2: 0 and 1 were the two before).
+    assert!(pool::trace_exit(&b, &p, 7, 5));
+    let next = b.end.load(Ordering::Relaxed);
+    assert_eq!(slot::unpack(p.copy()[(next - p.base()) / SLOT]), (7, 2));
+    b.cursor.store(0, Ordering::Relaxed);
+    assert_eq!(pool::held_ticket(&b, &p), None, "tracing off");
+}
+
+/// The flush's snapshot closes each stopped thread's open block at its published end, and
+/// only for a real end (not SEALED, not the stop request's 1).
+#[test]
+fn the_snapshot_closes_open_blocks_at_published_ends_only() {
+    let (p, _b, held, end) = stopped_in_a_block(2);
+    let header = (held - p.base()) / SLOT;
+    let snap = pool::snapshot(&p, &[(held, end)]);
+    assert_eq!(snap[header + H_CLOSE], end as u64);
+    for not_an_end in [SEALED as usize, 1, 0] {
+        let snap = pool::snapshot(&p, &[(held, not_an_end)]);
+        assert_eq!(snap[header + H_CLOSE], 0, "end {not_an_end}");
+    }
+    let mut rest = pool::snapshot(&p, &[(held, end)]);
+    rest[header + H_CLOSE] = 0;
+    assert_eq!(rest, p.copy(), "nothing else changed");
+}
+
+/// A flush that wrote nothing lets a stopped thread go on where it stopped, with no start
+/// record; a thread that held no block starts again with the same seq.
+#[test]
+fn resume_goes_on_where_the_thread_stopped() {
+    let (p, b, held, end) = stopped_in_a_block(2);
+    let before = p.copy();
+    pool::resume(&b, &p, end);
+    assert_eq!(p.copy(), before, "no record written");
+    assert_eq!(b.cursor.load(Ordering::Relaxed), end);
+    assert_eq!(
+        b.limit.load(Ordering::Relaxed),
+        held + SMALL.block_slots * SLOT - SLOT
+    );
+    assert_eq!(b.stop.load(Ordering::Relaxed), block::RUNNING);
+    let p32 = Pool::new(Mode::Bits32, SMALL);
+    let b32 = ThreadBlock::default();
+    pool::start(&b32, &p32, 0);
+    assert!(pool::trace_exit(&b32, &p32, 7, 1));
+    let held32 = b32.end.load(Ordering::Relaxed);
+    let end32 = b32.cursor.load(Ordering::Relaxed);
+    pool::resume(&b32, &p32, end32);
+    assert_eq!(
+        b32.limit.load(Ordering::Relaxed),
+        held32 + SMALL.block_slots * SLOT,
+        "32-bit"
+    );
+    let idle = ThreadBlock::default();
+    pool::start(&idle, &p, 4);
+    pool::resume(&idle, &p, SEALED as usize);
+    assert_eq!(idle.cursor.load(Ordering::Relaxed) as u64, SEALED);
+    assert_eq!(idle.end.load(Ordering::Relaxed), 4, "the same seq");
+}
+
+/// Unregistering a thread whose stop is requested but not answered seals nothing: there is no
+/// published end to seal at (the thread's block stays its own until it answers or is forced).
+#[test]
+fn unregister_seals_only_from_a_published_end() {
+    let (p, b, held, end) = stopped_in_a_block(2);
+    let header = (held - p.base()) / SLOT;
+    b.stop.store(block::STOP_REQUESTED, Ordering::Relaxed);
+    pool::unregister(&b, &p);
+    assert_eq!(
+        p.copy()[header + H_CLOSE],
+        0,
+        "not sealed at the request's 1"
+    );
+    assert_eq!(p.copy()[header + H_STATE], OWNED);
+    b.stop.store(end, Ordering::Relaxed);
+    pool::unregister(&b, &p);
+    assert_eq!(p.copy()[header + H_CLOSE], end as u64);
+    assert_ne!(p.copy()[header + H_STATE], OWNED);
+}

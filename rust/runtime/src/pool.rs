@@ -86,6 +86,12 @@ impl Pool {
         &self.cells[(addr - self.base) / SLOT]
     }
 
+    /// Header word `slot` of the block (or of the pool) at `addr`: a slot index, so that no
+    /// byte arithmetic on the index can land inside the same word by rounding.
+    fn word(&self, addr: usize, slot: usize) -> &AtomicU64 {
+        &self.cells[(addr - self.base) / SLOT + slot]
+    }
+
     /// Stores the address of the block-end function compiled code calls (`P_TAKE`: the
     /// runtime's part of the header; `Art::pool_take_entry`).
     pub fn set_take_entry(&self, addr: u64) {
@@ -139,7 +145,7 @@ impl Pool {
 /// block's last record.
 fn seal(block: &ThreadBlock, pool: &Pool, cursor: usize) {
     let b = block.end.load(Ordering::Relaxed);
-    pool.at(b + H_CLOSE * SLOT)
+    pool.word(b, H_CLOSE)
         .store(cursor as u64, Ordering::Relaxed);
     let seq = pool.at(b).load(Ordering::Relaxed) as u32;
     block
@@ -148,8 +154,8 @@ fn seal(block: &ThreadBlock, pool: &Pool, cursor: usize) {
     let bound = pool
         .at(pool.base)
         .load(Ordering::Relaxed)
-        .wrapping_add(pool.at(pool.base + P_DELAY * SLOT).load(Ordering::Relaxed));
-    pool.at(b + H_STATE * SLOT)
+        .wrapping_add(pool.word(pool.base, P_DELAY).load(Ordering::Relaxed));
+    pool.word(b, H_STATE)
         .store(free_from(bound), Ordering::Release);
 }
 
@@ -173,10 +179,10 @@ fn next_block(
     let head = pool.base;
     for _ in 0..pool.tries {
         let ticket = pool.at(head).fetch_add(1, Ordering::Relaxed);
-        let mask = pool.at(head + SLOT).load(Ordering::Relaxed);
-        let blocks = pool.at(head + 2 * SLOT).load(Ordering::Relaxed) as usize;
+        let mask = pool.word(head, 1).load(Ordering::Relaxed);
+        let blocks = pool.word(head, 2).load(Ordering::Relaxed) as usize;
         let b = blocks + (ticket & mask) as usize * pool.block_bytes();
-        let state = pool.at(b + H_STATE * SLOT);
+        let state = pool.word(b, H_STATE);
         let old = state.load(Ordering::Relaxed);
         if !claimable(old, ticket) {
             // Still its owner's (a lagging block), or sealed less than N − A tickets ago: skip.
@@ -206,10 +212,9 @@ fn next_block(
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let seq = block.end.load(Ordering::Relaxed) as u32;
         pool.at(b).store(slot::pack(tid, seq), Ordering::Relaxed);
-        pool.at(b + H_TICKET * SLOT)
-            .store(ticket, Ordering::Relaxed);
-        pool.at(b + H_TIME * SLOT).store(counter, Ordering::Relaxed);
-        pool.at(b + H_CLOSE * SLOT).store(0, Ordering::Relaxed);
+        pool.word(b, H_TICKET).store(ticket, Ordering::Relaxed);
+        pool.word(b, H_TIME).store(counter, Ordering::Relaxed);
+        pool.word(b, H_CLOSE).store(0, Ordering::Relaxed);
         block.end.store(b, Ordering::Relaxed);
         let end = b + pool.block_bytes();
         let limit = match pool.mode {
@@ -287,7 +292,8 @@ pub fn trace_exit(block: &ThreadBlock, pool: &Pool, tid: u32, counter: u64) -> b
 /// Control: starts a thread in pool mode with no block (it takes one at its first trace point,
 /// so a thread that never traces costs nothing). `seq` continues the thread's numbering.
 pub fn start(block: &ThreadBlock, pool: &Pool, seq: u32) {
-    block.begin.store(pool.base | 1, Ordering::Relaxed);
+    // The base is 8-aligned: + 1 sets bit 0, the tag of the pool path.
+    block.begin.store(pool.base + 1, Ordering::Relaxed);
     block.end.store(seq as usize, Ordering::Relaxed);
     block.stop.store(RUNNING, Ordering::Relaxed);
     block.limit.store(0, Ordering::Relaxed);
@@ -418,7 +424,7 @@ pub fn held_ticket(block: &ThreadBlock, pool: &Pool) -> Option<u64> {
         return None;
     }
     let b = block.end.load(Ordering::Relaxed);
-    Some(pool.at(b + H_TICKET * SLOT).load(Ordering::Relaxed))
+    Some(pool.word(b, H_TICKET).load(Ordering::Relaxed))
 }
 
 /// The pool's head (next ticket).

@@ -36,6 +36,38 @@ pub fn offset_defines(pointer_size: &str) -> Vec<String> {
     defs
 }
 
+/// Builds a harness around nterp's macro file for one ISA: `cpp/<c_source>` (the driver) with
+/// `cpp/<asm>` (which includes `art-patches/files/runtime/hubble/nterp_<isa>.S` unchanged), the
+/// Thread offsets of `pointer_size` (`offset_defines`), by `compiler` with `extra` flags, into
+/// `<out_dir>/<name>`. A missing compiler or a failed build fails the calling test.
+pub fn build_nterp_harness(
+    out_dir: &Path,
+    (compiler, extra): (&str, &[&str]),
+    (c_source, asm): (&str, &str),
+    name: &str,
+    pointer_size: &str,
+) -> PathBuf {
+    let cpp = Path::new(env!("CARGO_MANIFEST_DIR")).join("cpp");
+    let exe = out_dir.join(name);
+    let ok = Command::new(compiler)
+        .args(["-O2", "-Wall", "-Werror"])
+        .args(extra)
+        .args(offset_defines(pointer_size))
+        .arg("-I")
+        .arg(repo_root().join("art-patches/files"))
+        .arg(cpp.join(c_source))
+        .arg(cpp.join(asm))
+        .arg("-o")
+        .arg(&exe)
+        .status()
+        .unwrap_or_else(|e| panic!("{compiler}: {e}"));
+    assert!(
+        ok.success(),
+        "building {c_source} with {asm} by {compiler} failed"
+    );
+    exe
+}
+
 /// Compiles the driver once per test binary run into `OUT`; returns its path.
 pub fn build_driver(out_dir: &Path, extra_flags: &[&str]) -> PathBuf {
     build_cpp(out_dir, "replay.cc", "hubble-interp-replay", extra_flags)

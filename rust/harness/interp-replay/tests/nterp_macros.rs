@@ -13,35 +13,22 @@
 //! A32 MRRC of CNTVCT is not run: qemu-arm rejects it.)
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
 use common::Rng;
 use hubble_format::{Mode, RingWriter};
-use hubble_interp_replay::{offset_defines, repo_root, run_script};
+use hubble_interp_replay::{build_nterp_harness, repo_root, run_script};
 
 fn build(compiler: &str, extra: &[&str], asm: &str, name: &str, pointer_size: &str) -> PathBuf {
-    let root = repo_root();
-    let cpp = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cpp");
-    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let ok = Command::new(compiler)
-        .args(["-O2", "-Wall", "-Werror"])
-        .args(extra)
-        .args(offset_defines(pointer_size))
-        .arg("-I")
-        .arg(root.join("art-patches/files"))
-        .arg(cpp.join("nterp_harness.c"))
-        .arg(cpp.join(asm))
-        .arg("-o")
-        .arg(&exe)
-        .status()
-        .unwrap_or_else(|e| panic!("{compiler}: {e}"));
-    assert!(
-        ok.success(),
-        "building the nterp harness with {compiler} failed"
-    );
-    exe
+    build_nterp_harness(
+        Path::new(env!("CARGO_TARGET_TMPDIR")),
+        (compiler, extra),
+        ("nterp_harness.c", asm),
+        name,
+        pointer_size,
+    )
 }
 
 fn arm64() -> Vec<String> {

@@ -9,35 +9,22 @@
 //! Needs aarch64-linux-gnu-gcc, qemu-aarch64 and gcc (scripts/deps/hotpath.apt): missing tools fail.
 mod common;
 
-use std::path::PathBuf;
-use std::process::Command;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use common::{reference, run, traffic, Op, ROOMY, SATURATED};
 use hubble_format::pool::{Geometry, PoolWriter};
 use hubble_format::slot::Mode;
-use hubble_interp_replay::{offset_defines, repo_root};
+use hubble_interp_replay::build_nterp_harness;
 
 fn build(compiler: &str, extra: &[&str], asm: &str, name: &str) -> PathBuf {
-    let cpp = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cpp");
-    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let ok = Command::new(compiler)
-        .args(["-O2", "-Wall", "-Werror"])
-        .args(extra)
-        .args(offset_defines("8"))
-        .arg("-I")
-        .arg(repo_root().join("art-patches/files"))
-        .arg(cpp.join("nterp_pool_harness.c"))
-        .arg(cpp.join(asm))
-        .arg("-o")
-        .arg(&exe)
-        .status()
-        .unwrap_or_else(|e| panic!("{compiler}: {e}"));
-    assert!(
-        ok.success(),
-        "building the nterp pool harness ({asm}) failed"
-    );
-    exe
+    build_nterp_harness(
+        Path::new(env!("CARGO_TARGET_TMPDIR")),
+        (compiler, extra),
+        ("nterp_pool_harness.c", asm),
+        name,
+        "8",
+    )
 }
 
 /// arm64: `nterp_arm64.S` + `pool_arm64.S` under qemu-aarch64.

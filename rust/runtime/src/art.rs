@@ -178,13 +178,8 @@ mod tests {
     #[derive(Default)]
     struct Minimal {
         reads: AtomicU64,
-        /// What `pool_take_entry` answers if it is not left at its default.
-        take: Option<u64>,
     }
     impl Art for Minimal {
-        fn pool_take_entry(&self) -> u64 {
-            self.take.unwrap_or_default()
-        }
         fn block_address(&self, thread: ThreadHandle) -> usize {
             thread
         }
@@ -225,46 +220,10 @@ mod tests {
         assert!(art.resolve_unless_unloaded(&[0x10, 0x20], 5, &mut names));
         assert_eq!(names, ["m10", "m20"]);
         assert_eq!(art.unload_generation(), 0);
+        assert_eq!(art.pool_take_entry(), 0, "no block-end function by default");
         assert!(!art.has_pool_path());
-        let with_function = Minimal {
-            take: Some(0x7000),
-            ..Minimal::default()
-        };
-        assert!(
-            with_function.has_pool_path(),
-            "a block-end function is the pool path"
-        );
-    }
-
-    #[test]
-    fn by_default_an_art_has_no_block_end_function() {
-        struct Defaults;
-        impl Art for Defaults {
-            fn block_address(&self, thread: ThreadHandle) -> usize {
-                thread
-            }
-            fn is_runnable(&self, _: ThreadHandle) -> bool {
-                false
-            }
-            fn lock_state(&self, _: ThreadHandle) {}
-            fn unlock_state(&self, _: ThreadHandle) {}
-            fn resolve(&self, _: &[u64], _: &mut Vec<String>) {}
-            fn loader_methods(&self, _: usize, _: &mut Vec<u64>) {}
-            fn timer(&self) -> u64 {
-                0
-            }
-            fn timer_hz(&self) -> u64 {
-                1
-            }
-            fn wall_ns(&self) -> u64 {
-                0
-            }
-            fn attach_current_thread(&self, _: &str) -> bool {
-                true
-            }
-            fn detach_current_thread(&self) {}
-        }
-        assert_eq!(Defaults.pool_take_entry(), 0);
-        assert!(!Defaults.has_pool_path());
+        // An ART with one has the pool path through the same default: FakeArt
+        // (tests/control.rs, tests/pool_mode.rs), and on arm64 CxxArt.
+        assert!(crate::testing::FakeArt::default().has_pool_path());
     }
 }

@@ -184,12 +184,10 @@ pub fn monotonic_ns() -> u64 {
 pub const FAKE_POOL_TAKE: u64 = 0x7a4e_0000;
 
 impl Art for FakeArt {
-    fn has_pool_path(&self) -> bool {
-        // FakeThread::pool_entry/pool_exit run the pool's traced side (runtime/src/pool.rs).
-        !self.without_pool_path
-    }
     fn pool_take_entry(&self) -> u64 {
-        // No compiled code calls it here; a recognisable value for the header's check.
+        // FakeThread::pool_entry/pool_exit run the pool's traced side (runtime/src/pool.rs); no
+        // compiled code calls this address: a recognisable value for the header's check, and
+        // through the default `has_pool_path`, whether this ART has the pool path at all.
         if self.without_pool_path {
             0
         } else {

@@ -32,8 +32,8 @@ class Thread {
   // tlsPtr_.hubble_{cursor,limit,stop,begin,end}: first in this model, as first in tlsPtr_.
   uintptr_t hubble_block[5] = {0, 0, 0, 0, 0};
   // tls32_.tid: ART 14's runtime/thread.h 789-793 (TidOffset = OFFSETOF_MEMBER(Thread, tls32_) +
-  // OFFSETOF_MEMBER(tls_32bit_sized_values, tid)), the field at 1815-1816 after state_and_flags,
-  // suspend_count and thin_lock_thread_id: 12 (art-build --touched prints it into
+  // OFFSETOF_MEMBER(tls_32bit_sized_values, tid)), the field at 1819, after state_and_flags,
+  // suspend_count and thin_lock_thread_id (1816): 12 (art-build --touched prints it into
   // thread-offsets.txt). Here only its value matters; the pool path reads it.
   uint32_t tid = 0;
 

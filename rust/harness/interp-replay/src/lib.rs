@@ -6,6 +6,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Mutex;
 
 /// Repository root (two levels above this crate).
 pub fn repo_root() -> PathBuf {
@@ -36,26 +37,68 @@ pub fn offset_defines(pointer_size: &str) -> Vec<String> {
     defs
 }
 
-/// Builds a harness around nterp's macro file for one ISA: `cpp/<c_source>` (the driver) with
-/// `cpp/<asm>` (which includes `art-patches/files/runtime/hubble/nterp_<isa>.S` unchanged), the
-/// Thread offsets of `pointer_size` (`offset_defines`), by `compiler` with `extra` flags, into
-/// `<out_dir>/<name>`. A missing compiler or a failed build fails the calling test.
-pub fn build_nterp_harness(
-    out_dir: &Path,
-    (compiler, extra): (&str, &[&str]),
-    (c_source, asm): (&str, &str),
-    name: &str,
-    pointer_size: &str,
-) -> PathBuf {
+/// An ISA whose nterp macro file (`art-patches/files/runtime/hubble/nterp_<isa>.S`) a harness runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NterpIsa {
+    /// Under qemu-aarch64, a static binary.
+    Arm64,
+    /// Natively (`%gs` set to the fake Thread).
+    X86_64,
+    /// A static i386 binary (`%fs`), 32-bit mode.
+    X86,
+}
+
+impl NterpIsa {
+    /// Compiler, its flags, the harness assembler file, the pointer size of the offsets.
+    fn build(
+        self,
+    ) -> (
+        &'static str,
+        &'static [&'static str],
+        &'static str,
+        &'static str,
+    ) {
+        match self {
+            NterpIsa::Arm64 => (
+                "aarch64-linux-gnu-gcc",
+                &["-static"],
+                "nterp_arm64_harness.S",
+                "8",
+            ),
+            NterpIsa::X86_64 => ("gcc", &["-DHUBBLE_X86_64"], "nterp_x86_64_harness.S", "8"),
+            NterpIsa::X86 => (
+                "i686-linux-gnu-gcc",
+                &["-static", "-no-pie", "-DHUBBLE_X86"],
+                "nterp_x86_harness.S",
+                "4",
+            ),
+        }
+    }
+}
+
+/// The command that runs `cpp/<driver>` built with `isa`'s harness around nterp's macro file
+/// (`cpp/nterp_<isa>_harness.S`, which includes the ART file unchanged) and the Thread offsets
+/// of its pointer size (`offset_defines`), into `out_dir`; built once per process and driver.
+/// A missing compiler or a failed build fails the calling test.
+pub fn nterp_harness(out_dir: &Path, isa: NterpIsa, driver: &str) -> Vec<String> {
+    /// (ISA, driver) → the command, for every harness built so far.
+    type Built = Vec<((NterpIsa, String), Vec<String>)>;
+    static BUILT: Mutex<Built> = Mutex::new(Vec::new());
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    let key = (isa, driver.to_string());
+    if let Some((_, cmd)) = built.iter().find(|(k, _)| *k == key) {
+        return cmd.clone();
+    }
+    let (compiler, extra, asm, pointer_size) = isa.build();
     let cpp = Path::new(env!("CARGO_MANIFEST_DIR")).join("cpp");
-    let exe = out_dir.join(name);
+    let exe = out_dir.join(format!("{}-{isa:?}", driver.trim_end_matches(".c")));
     let ok = Command::new(compiler)
         .args(["-O2", "-Wall", "-Werror"])
         .args(extra)
         .args(offset_defines(pointer_size))
         .arg("-I")
         .arg(repo_root().join("art-patches/files"))
-        .arg(cpp.join(c_source))
+        .arg(cpp.join(driver))
         .arg(cpp.join(asm))
         .arg("-o")
         .arg(&exe)
@@ -63,9 +106,15 @@ pub fn build_nterp_harness(
         .unwrap_or_else(|e| panic!("{compiler}: {e}"));
     assert!(
         ok.success(),
-        "building {c_source} with {asm} by {compiler} failed"
+        "building {driver} with {asm} by {compiler} failed"
     );
-    exe
+    let exe = exe.to_str().unwrap().to_string();
+    let cmd = match isa {
+        NterpIsa::Arm64 => vec!["qemu-aarch64".to_string(), exe],
+        NterpIsa::X86_64 | NterpIsa::X86 => vec![exe],
+    };
+    built.push((key, cmd.clone()));
+    cmd
 }
 
 /// Compiles the driver once per test binary run into `OUT`; returns its path.

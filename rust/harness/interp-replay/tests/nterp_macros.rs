@@ -15,65 +15,17 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
 
 use common::Rng;
 use hubble_format::{Mode, RingWriter};
-use hubble_interp_replay::{build_nterp_harness, repo_root, run_script};
+use hubble_interp_replay::{nterp_harness, repo_root, run_script, NterpIsa};
 
-fn build(compiler: &str, extra: &[&str], asm: &str, name: &str, pointer_size: &str) -> PathBuf {
-    build_nterp_harness(
+fn harness(isa: NterpIsa) -> Vec<String> {
+    nterp_harness(
         Path::new(env!("CARGO_TARGET_TMPDIR")),
-        (compiler, extra),
-        ("nterp_harness.c", asm),
-        name,
-        pointer_size,
+        isa,
+        "nterp_harness.c",
     )
-}
-
-fn arm64() -> Vec<String> {
-    static EXE: OnceLock<PathBuf> = OnceLock::new();
-    let exe = EXE.get_or_init(|| {
-        build(
-            "aarch64-linux-gnu-gcc",
-            &["-static"],
-            "nterp_arm64_harness.S",
-            "nterp-arm64",
-            "8",
-        )
-    });
-    vec![
-        "qemu-aarch64".to_string(),
-        exe.to_str().unwrap().to_string(),
-    ]
-}
-
-fn x86_64() -> Vec<String> {
-    static EXE: OnceLock<PathBuf> = OnceLock::new();
-    let exe = EXE.get_or_init(|| {
-        build(
-            "gcc",
-            &["-DHUBBLE_X86_64"],
-            "nterp_x86_64_harness.S",
-            "nterp-x86_64",
-            "8",
-        )
-    });
-    vec![exe.to_str().unwrap().to_string()]
-}
-
-fn x86() -> Vec<String> {
-    static EXE: OnceLock<PathBuf> = OnceLock::new();
-    let exe = EXE.get_or_init(|| {
-        build(
-            "i686-linux-gnu-gcc",
-            &["-static", "-no-pie", "-DHUBBLE_X86"],
-            "nterp_x86_harness.S",
-            "nterp-x86",
-            "4",
-        )
-    });
-    vec![exe.to_str().unwrap().to_string()]
 }
 
 /// What a harness printed: the cursor and the stop word (byte offsets from the ring, cursor
@@ -211,7 +163,7 @@ fn check(cmd: &[String], mode: Mode, slots: usize, seed: u64, ops: usize) {
 
 #[test]
 fn nterp_arm64_macros_write_what_ring_writer_writes() {
-    let cmd = arm64();
+    let cmd = harness(NterpIsa::Arm64);
     for seed in 0..60u64 {
         check(
             &cmd,
@@ -226,7 +178,7 @@ fn nterp_arm64_macros_write_what_ring_writer_writes() {
 
 #[test]
 fn nterp_x86_64_macros_write_what_ring_writer_writes() {
-    let cmd = x86_64();
+    let cmd = harness(NterpIsa::X86_64);
     for seed in 0..60u64 {
         check(
             &cmd,
@@ -242,7 +194,7 @@ fn nterp_x86_64_macros_write_what_ring_writer_writes() {
 /// x86ng (32-bit mode: every record one slot, pointer low, timer high; wrap without a pad).
 #[test]
 fn nterp_x86_macros_write_what_ring_writer_writes() {
-    let cmd = x86();
+    let cmd = harness(NterpIsa::X86);
     for seed in 0..60u64 {
         check(
             &cmd,

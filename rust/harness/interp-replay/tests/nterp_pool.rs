@@ -9,53 +9,19 @@
 //! Needs aarch64-linux-gnu-gcc, qemu-aarch64 and gcc (scripts/deps/hotpath.apt): missing tools fail.
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::path::Path;
 
 use common::{reference, run, traffic, Op, ROOMY, SATURATED};
 use hubble_format::pool::{Geometry, PoolWriter};
 use hubble_format::slot::Mode;
-use hubble_interp_replay::build_nterp_harness;
+use hubble_interp_replay::{nterp_harness, NterpIsa};
 
-fn build(compiler: &str, extra: &[&str], asm: &str, name: &str) -> PathBuf {
-    build_nterp_harness(
+fn harness(isa: NterpIsa) -> Vec<String> {
+    nterp_harness(
         Path::new(env!("CARGO_TARGET_TMPDIR")),
-        (compiler, extra),
-        ("nterp_pool_harness.c", asm),
-        name,
-        "8",
+        isa,
+        "nterp_pool_harness.c",
     )
-}
-
-/// arm64: `nterp_arm64.S` + `pool_arm64.S` under qemu-aarch64.
-fn arm64() -> Vec<String> {
-    static EXE: OnceLock<PathBuf> = OnceLock::new();
-    let exe = EXE.get_or_init(|| {
-        build(
-            "aarch64-linux-gnu-gcc",
-            &["-static"],
-            "nterp_arm64_harness.S",
-            "nterp-pool-arm64",
-        )
-    });
-    vec![
-        "qemu-aarch64".to_string(),
-        exe.to_str().unwrap().to_string(),
-    ]
-}
-
-/// x86_64: `nterp_x86_64.S` + `pool_x86_64.S` natively, every kept register checked per op.
-fn x86_64() -> Vec<String> {
-    static EXE: OnceLock<PathBuf> = OnceLock::new();
-    let exe = EXE.get_or_init(|| {
-        build(
-            "gcc",
-            &["-DHUBBLE_X86_64"],
-            "nterp_x86_64_harness.S",
-            "nterp-pool-x86_64",
-        )
-    });
-    vec![exe.to_str().unwrap().to_string()]
 }
 
 fn script(g: Geometry, threads: usize, ops: &[Op]) -> String {
@@ -100,7 +66,7 @@ fn check(cmd: &[String], g: Geometry, threads: usize, steps: usize, seed: u64) -
 
 #[test]
 fn nterp_writes_the_pool_as_the_reference_writer() {
-    for cmd in [arm64(), x86_64()] {
+    for cmd in [harness(NterpIsa::Arm64), harness(NterpIsa::X86_64)] {
         let w = check(&cmd, ROOMY, 10, 4000, 0x4855_4242);
         assert_eq!(w.dropped, 0);
         assert!(
@@ -113,7 +79,7 @@ fn nterp_writes_the_pool_as_the_reference_writer() {
 
 #[test]
 fn a_saturated_pool_drops_in_nterp_as_in_the_reference_writer() {
-    for cmd in [arm64(), x86_64()] {
+    for cmd in [harness(NterpIsa::Arm64), harness(NterpIsa::X86_64)] {
         let w = check(&cmd, SATURATED, 12, 3000, 0xdead_beef);
         assert!(w.dropped > 10, "only {} drops", w.dropped);
     }

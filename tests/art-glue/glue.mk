@@ -13,11 +13,18 @@ ANDROID_LIBS = -L/usr/lib/$(DEB_HOST_MULTIARCH)/android -Wl,-rpath=/usr/lib/$(DE
   -lbase -llog -lziparchive -lcpu_features -lbacktrace -lnativehelper -lcutils
 GLUE_LIBS = -L$(GLUE_OUT) -Wl,-rpath=$(GLUE_OUT) -lglue_shims \
   -Ldebian/out -Wl,-rpath=$(CURDIR)/debian/out -lart $(ANDROID_LIBS) -llz4 -ltinyxml2 -lz -lpthread
+# libart.so.0 by its absolute name: an input here, never a target. libart.mk (included above for
+# its flags) has a rule for debian/out/libart.so.0 that links WITHOUT the Rust runtime (only
+# scripts/art-build --full passes HUBBLE_RUNTIME_LIB); naming that target would let make relink
+# it whenever an object looks stale (e.g. after an interrupted asm_defines regeneration), and
+# every test would then fail to link against a libart with no bridge. Nothing of libart's is
+# remade here: a missing or stale libart.so.0 is scripts/art-build --full's to rebuild.
+LIBART = $(CURDIR)/debian/out/libart.so.0
 
-$(GLUE_OUT)/%.o: $(GLUE_SRC)/%.cc $(GLUE_SRC)/glue_test.h debian/out/asm_defines.h
+$(GLUE_OUT)/%.o: $(GLUE_SRC)/%.cc $(GLUE_SRC)/glue_test.h
 	@mkdir -p $(dir $@)
 	$(CXX) -c -MMD -MP -o $@ $< $(CPPFLAGS) $(GLUE_CXXFLAGS) $(GLUE_INC)
-$(GLUE_OUT)/hubble/%.o: $(GLUE_FILES)/hubble/%.cc debian/out/asm_defines.h
+$(GLUE_OUT)/hubble/%.o: $(GLUE_FILES)/hubble/%.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -c -MMD -MP -o $@ $< $(CPPFLAGS) $(GLUE_CXXFLAGS) $(GLUE_INC)
 
@@ -27,7 +34,7 @@ $(GLUE_OUT)/hubble/%.o: $(GLUE_FILES)/hubble/%.cc debian/out/asm_defines.h
 # from the linker's own list of what is missing. The two exceptions are the SDK's CRC table
 # generators, which something runs while the libraries load (a call_once, xz_utils.cc 35-41): they
 # return, leaving the tables XZ (de)compression would use empty; nothing here compresses.
-$(GLUE_OUT)/libglue_shims.so: debian/out/libart.so.0
+$(GLUE_OUT)/libglue_shims.so: $(LIBART)
 	@mkdir -p $(GLUE_OUT)
 	echo 'int main() { return 0; }' > $(GLUE_OUT)/empty.cc
 	$(CXX) -o $(GLUE_OUT)/empty $(GLUE_OUT)/empty.cc $(LDFLAGS_EXE) -Ldebian/out -lart $(ANDROID_LIBS) \
@@ -44,9 +51,9 @@ $(GLUE_OUT)/libglue_shims.so: debian/out/libart.so.0
 # test: the tests see the current source without a relink of libart, and everything it calls is
 # libart's (the executable's copies take precedence over libart's own for the tests' calls).
 BRIDGE_OBJS = $(GLUE_OUT)/bridge_test.o $(GLUE_OUT)/hubble/hubble_bridge.o $(GLUE_OUT)/hubble/thread_state.o
-$(GLUE_OUT)/bridge_test: $(BRIDGE_OBJS) $(GLUE_OUT)/libglue_shims.so debian/out/libart.so.0
+$(GLUE_OUT)/bridge_test: $(BRIDGE_OBJS) $(GLUE_OUT)/libglue_shims.so $(LIBART)
 	$(CXX) -o $@ $(BRIDGE_OBJS) $(GLUE_LIBS) -fuse-ld=lld
-$(GLUE_OUT)/lifecycle_test: $(GLUE_OUT)/lifecycle_test.o $(GLUE_OUT)/hubble/lifecycle.o $(GLUE_OUT)/libglue_shims.so debian/out/libart.so.0
+$(GLUE_OUT)/lifecycle_test: $(GLUE_OUT)/lifecycle_test.o $(GLUE_OUT)/hubble/lifecycle.o $(GLUE_OUT)/libglue_shims.so $(LIBART)
 	$(CXX) -o $@ $(GLUE_OUT)/lifecycle_test.o $(GLUE_OUT)/hubble/lifecycle.o $(GLUE_LIBS) -fuse-ld=lld
 
 glue-tests: $(GLUE_OUT)/bridge_test $(GLUE_OUT)/lifecycle_test

@@ -8,6 +8,7 @@
  */
 #include <time.h>
 
+#include <algorithm>
 #include <cinttypes>
 
 #include "glue_test.h"
@@ -94,6 +95,91 @@ GLUE_TEST(block_address_is_the_committed_cursor_offset_and_a_new_block_is_zero) 
   const uint64_t* words = reinterpret_cast<const uint64_t*>(block);
   for (int i = 0; i < 5; ++i) GLUE_CHECK(words[i] == 0, "block word %d = %" PRIx64, i, words[i]);
 }
+
+#if defined(__x86_64__)
+// hubble_pool_take's contract (runtime/hubble/pool_x86_64.S): %gs = the Thread; the slot comes
+// back in RCX, every other register is preserved. The CALL and the function's pushes go below
+// the red zone this C++ function may be using.
+uint64_t CallPoolTake(uint64_t fn) {
+  uint64_t slot;
+  __asm__ __volatile__("subq $128, %%rsp\n\tcall *%1\n\taddq $128, %%rsp"
+                       : "=&c"(slot)
+                       : "r"(fn)
+                       : "cc", "memory");
+  return slot;
+}
+
+// The block-end function x86_64 trace points call in many-thread mode, as PoolTakeEntry names
+// it, on a real Thread whose %gs ART's Thread::InitCpu set: it reaches the thread's Hubble words
+// at the offsets of the tree's asm_defines.h (the emitters' and nterp's), where BlockAddress
+// says they are, and stamps each block with Thread::GetTid(). Pool layout: hubble_format::pool
+// (header: next ticket, mask, blocks, delay, block bytes, take; block: ident, ticket, time,
+// close, state, data).
+GLUE_TEST(pool_take_claims_and_seals_blocks_of_the_thread_gs_points_at) {
+  StartUp();
+  const uint64_t fn = art::hubble::PoolTakeEntry();
+  GLUE_CHECK(fn != 0, "PoolTakeEntry is 0 on x86_64");
+  constexpr uint64_t kBlocks = 4, kBlockSlots = 9, kDelay = 2, kSealed = 8, kOwned = 1;
+  static uint64_t pool[6 + kBlocks * kBlockSlots];
+  uint64_t* blocks = pool + 6;
+  const uint64_t base = reinterpret_cast<uint64_t>(pool);
+  const uint64_t block0 = reinterpret_cast<uint64_t>(blocks);
+  const uint64_t block1 = block0 + 8 * kBlockSlots;
+  pool[1] = kBlocks - 1;
+  pool[2] = block0;
+  pool[3] = kDelay;
+  pool[4] = 8 * kBlockSlots;
+  pool[5] = fn;
+  Mutator m("pool");
+  uint64_t first = 0, second = 0, limit0 = 0;
+  uint64_t words[2][5] = {};
+  bool ran = m.Run([&] {
+    Thread* t = m.thread();
+    StubTest::InitCpu(t);
+    uint64_t* w = reinterpret_cast<uint64_t*>(art::hubble::BlockAddress(H(t)));
+    // pool::start: no block, seq 0 (cursor, limit, stop, begin, end).
+    w[0] = kSealed;
+    w[1] = 0;
+    w[2] = 0;
+    w[3] = base | 1;
+    w[4] = 0;
+    first = CallPoolTake(fn);
+    std::copy(w, w + 5, words[0]);
+    limit0 = w[1];
+    w[0] = w[1];  // the trace points filled the block up to its limit
+    second = CallPoolTake(fn);
+    std::copy(w, w + 5, words[1]);
+    std::fill(w, w + 5, 0);
+  });
+  GLUE_CHECK(ran, "the mutator did not run the calls");
+  if (!ran) return;
+  const uint64_t tid = static_cast<uint32_t>(StubTest::Tid(m.thread()));
+  GLUE_CHECK(first == block0 + 40, "first take: slot %#" PRIx64 ", want block 0's data %#" PRIx64,
+             first, block0 + 40);
+  GLUE_CHECK(words[0][0] == kSealed && words[0][4] == block0 &&
+                 words[0][1] == block0 + 8 * kBlockSlots - 8,
+             "after the first take: cursor %#" PRIx64 " end %#" PRIx64 " limit %#" PRIx64,
+             words[0][0], words[0][4], words[0][1]);
+  GLUE_CHECK(second == block1 + 40, "second take: slot %#" PRIx64 ", want block 1's data %#" PRIx64,
+             second, block1 + 40);
+  GLUE_CHECK(words[1][4] == block1 && words[1][1] == block1 + 8 * kBlockSlots - 8,
+             "after the second take: end %#" PRIx64 " limit %#" PRIx64, words[1][4], words[1][1]);
+  // Block 0: seq 0 and the tid, ticket 0, a time, closed at the cursor, free from ticket
+  // (next at the seal + delay), encoded << 1.
+  GLUE_CHECK(blocks[0] == (tid << 32), "block 0 ident %#" PRIx64 ", want tid %" PRIu64 " seq 0",
+             blocks[0], tid);
+  GLUE_CHECK(blocks[1] == 0 && blocks[2] != 0, "block 0 ticket %" PRIu64 " time %" PRIu64,
+             blocks[1], blocks[2]);
+  GLUE_CHECK(blocks[3] == limit0, "block 0 close %#" PRIx64 ", want %#" PRIx64, blocks[3], limit0);
+  GLUE_CHECK(blocks[4] == (1 + kDelay) << 1, "block 0 state %" PRIu64, blocks[4]);
+  // Block 1: seq 1, ticket 1, owned.
+  const uint64_t* b1 = blocks + kBlockSlots;
+  GLUE_CHECK(b1[0] == (tid << 32 | 1) && b1[1] == 1 && b1[3] == 0 && b1[4] == kOwned,
+             "block 1 ident %#" PRIx64 " ticket %" PRIu64 " close %" PRIu64 " state %" PRIu64,
+             b1[0], b1[1], b1[3], b1[4]);
+  GLUE_CHECK(pool[0] == 2, "tickets taken: %" PRIu64, pool[0]);
+}
+#endif
 
 GLUE_TEST(thread_is_runnable_follows_arts_own_transitions) {
   StartUp();

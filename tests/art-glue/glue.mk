@@ -47,10 +47,18 @@ $(GLUE_OUT)/libglue_shims.so: $(LIBART)
 	} > $(GLUE_OUT)/glue_shims.c
 	$(CC) -shared -fPIC -o $@ $(GLUE_OUT)/glue_shims.c -Wl,-soname,libglue_shims.so
 
+# x86_64's block-end function (runtime/hubble/pool_x86_64.S) with ART's macros and the tree's
+# asm_defines.h, found through an absolute -I so that its .d names no libart.mk target.
+$(GLUE_OUT)/pool_take_x86_64.o: $(GLUE_SRC)/pool_take_x86_64.S $(GLUE_FILES)/hubble/pool_x86_64.S
+	@mkdir -p $(dir $@)
+	$(CC_ASSEMBLY) -c -MMD -MP -o $@ $< -I$(CURDIR)/debian/out -I$(CURDIR)/runtime -I$(GLUE_FILES) \
+	  $(CFLAGS) $(CPPFLAGS)
+
 # The glue under test is compiled from the repository (GLUE_FILES), with libart's flags, into each
 # test: the tests see the current source without a relink of libart, and everything it calls is
 # libart's (the executable's copies take precedence over libart's own for the tests' calls).
-BRIDGE_OBJS = $(GLUE_OUT)/bridge_test.o $(GLUE_OUT)/hubble/hubble_bridge.o $(GLUE_OUT)/hubble/thread_state.o
+BRIDGE_OBJS = $(GLUE_OUT)/bridge_test.o $(GLUE_OUT)/hubble/hubble_bridge.o $(GLUE_OUT)/hubble/thread_state.o \
+  $(GLUE_OUT)/pool_take_x86_64.o
 $(GLUE_OUT)/bridge_test: $(BRIDGE_OBJS) $(GLUE_OUT)/libglue_shims.so $(LIBART)
 	$(CXX) -o $@ $(BRIDGE_OBJS) $(GLUE_LIBS) -fuse-ld=lld
 $(GLUE_OUT)/lifecycle_test: $(GLUE_OUT)/lifecycle_test.o $(GLUE_OUT)/hubble/lifecycle.o $(GLUE_OUT)/libglue_shims.so $(LIBART)

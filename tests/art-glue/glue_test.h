@@ -195,6 +195,9 @@ class StubTest {
     return t;
   }
   static void DetachCalling() { Thread::self_tls_ = nullptr; }
+  // The thread register at `t` (x86_64: %gs via arch_prctl, thread_x86_64.cc), as Thread::Init
+  // sets it for every thread ART attaches.
+  static void InitCpu(Thread* t) { t->InitCpu(); }
   // ART's name for the thread (what Thread::GetThreadName reads), set as SetCachedThreadName does.
   static void SetName(Thread* t, const char* name) {
     t->tlsPtr_.name.store(strdup(name), std::memory_order_seq_cst);

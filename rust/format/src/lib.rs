@@ -20,6 +20,7 @@ extern crate std;
 
 pub mod file;
 pub mod pool;
+pub mod pool_traffic;
 pub mod ring;
 pub mod slot;
 pub mod threads;

@@ -46,6 +46,12 @@ pub const H_TIME: usize = 2;
 pub const H_CLOSE: usize = 3;
 /// Header slot: [`OWNED`], or `bound << 1` (free for tickets ≥ `bound`; see [`free_from`]).
 pub const H_STATE: usize = 4;
+/// Pool header slot: the ticket counter (the head), taken with a relaxed fetch-add.
+pub const P_NEXT: usize = 0;
+/// Pool header slot: N − 1 (N a power of two), a ticket's block index mask.
+pub const P_MASK: usize = 1;
+/// Pool header slot: the address of block 0.
+pub const P_BLOCKS: usize = 2;
 /// Pool header slot: N − A, added to the head by a seal (the reuse bound).
 pub const P_DELAY: usize = 3;
 /// Pool header slot: a block's size in bytes (8 B), which the emitted code multiplies by.
@@ -156,8 +162,8 @@ impl PoolWriter {
             "a block needs room for a two-slot record"
         );
         let mut slots = alloc::vec![0; geometry.total_slots()];
-        slots[1] = (geometry.blocks - 1) as u64;
-        slots[2] = base + (POOL_HEADER_SLOTS * SLOT_BYTES) as u64;
+        slots[P_MASK] = (geometry.blocks - 1) as u64;
+        slots[P_BLOCKS] = base + (POOL_HEADER_SLOTS * SLOT_BYTES) as u64;
         slots[P_DELAY] = geometry.delay();
         slots[P_BLOCK_BYTES] = (geometry.block_slots * SLOT_BYTES) as u64;
         PoolWriter {
@@ -226,7 +232,7 @@ impl PoolWriter {
         // STLR: data and close before the state (the next owner's acquire pairs with it).
         // The bound counts from the head now, not from the block's ticket: the block's newest
         // records are as recent as the head.
-        let bound = self.slots[0].wrapping_add(self.slots[P_DELAY]);
+        let bound = self.slots[P_NEXT].wrapping_add(self.slots[P_DELAY]);
         self.store(block + (H_STATE * SLOT_BYTES) as u64, free_from(bound));
         w.cursor = SEALED;
         w.limit = 0;
@@ -242,10 +248,10 @@ impl PoolWriter {
         w.cursor = SEALED;
         w.limit = 0;
         for _ in 0..TRIES {
-            let ticket = self.slots[0];
-            self.slots[0] = ticket.wrapping_add(1); // LDADD
-            let i = (ticket & self.slots[1]) as usize;
-            let block = self.slots[2] + (i * self.geometry.block_slots * SLOT_BYTES) as u64;
+            let ticket = self.slots[P_NEXT];
+            self.slots[P_NEXT] = ticket.wrapping_add(1); // LDADD
+            let i = (ticket & self.slots[P_MASK]) as usize;
+            let block = self.slots[P_BLOCKS] + (i * self.geometry.block_slots * SLOT_BYTES) as u64;
             let state_addr = block + (H_STATE * SLOT_BYTES) as u64;
             // LDR + CASA: claim only a block that is free for this ticket.
             if !claimable(self.load(state_addr), ticket) {
@@ -487,6 +493,47 @@ fn linearize(tid: u32, blocks: Vec<BlockInfo>, snapshot: &[u64], g: Geometry) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The hand-written block-end functions read the layout from
+    /// art-patches/files/runtime/hubble/pool_layout.h, in bytes: it must say what this module
+    /// says (a slot renumbered here and not there would make them take blocks elsewhere).
+    #[test]
+    fn the_assembly_layout_header_matches() {
+        let text = include_str!("../../../art-patches/files/runtime/hubble/pool_layout.h");
+        let bytes = |s: usize| (s * SLOT_BYTES) as u64;
+        let want: [(&str, u64); 14] = [
+            ("HUBBLE_POOL_NEXT", bytes(P_NEXT)),
+            ("HUBBLE_POOL_MASK", bytes(P_MASK)),
+            ("HUBBLE_POOL_BLOCKS", bytes(P_BLOCKS)),
+            ("HUBBLE_POOL_DELAY", bytes(P_DELAY)),
+            ("HUBBLE_POOL_BLOCK_BYTES", bytes(P_BLOCK_BYTES)),
+            ("HUBBLE_POOL_TAKE", bytes(P_TAKE)),
+            ("HUBBLE_BLOCK_IDENT", bytes(H_IDENT)),
+            ("HUBBLE_BLOCK_TICKET", bytes(H_TICKET)),
+            ("HUBBLE_BLOCK_TIME", bytes(H_TIME)),
+            ("HUBBLE_BLOCK_CLOSE", bytes(H_CLOSE)),
+            ("HUBBLE_BLOCK_STATE", bytes(H_STATE)),
+            ("HUBBLE_BLOCK_DATA", bytes(BLOCK_HEADER_SLOTS)),
+            ("HUBBLE_POOL_SEALED", SEALED),
+            ("HUBBLE_POOL_OWNED", OWNED),
+        ];
+        let mut defined = BTreeMap::new();
+        for line in text.lines() {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            if f.len() == 3 && f[0] == "#define" {
+                defined.insert(f[1], f[2].parse::<u64>().unwrap());
+            }
+        }
+        for (name, value) in want {
+            assert_eq!(defined.get(name), Some(&value), "pool_layout.h: {name}");
+        }
+        assert_eq!(defined.get("HUBBLE_POOL_TRIES"), Some(&(TRIES as u64)));
+        assert_eq!(
+            defined.len(),
+            want.len() + 1,
+            "pool_layout.h defines something unchecked"
+        );
+    }
     use crate::ring::{decode, RingView};
     use crate::slot::Record;
 

@@ -73,7 +73,15 @@ fn pool_take_a64(repo: &Path, manifest: &Path, offsets: &Path, out_dir: &Path) {
     let source = repo.join("art-patches/files/runtime/hubble/pool_arm64.S");
     let harness = manifest.join("cpp/pool_a64.S");
     println!("cargo:rerun-if-changed={}", source.display());
+    println!(
+        "cargo:rerun-if-changed={}",
+        source.with_file_name("pool_layout.h").display()
+    );
     println!("cargo:rerun-if-changed={}", harness.display());
+    println!(
+        "cargo:rerun-if-changed={}",
+        manifest.join("../asm/art_functions.S").display()
+    );
     let text = fs::read_to_string(offsets).unwrap_or_default();
     let mut defines = Vec::new();
     for line in text.lines() {

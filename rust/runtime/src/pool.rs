@@ -12,7 +12,7 @@
 
 use hubble_format::pool::{
     claimable, free_from, Geometry, BLOCK_HEADER_SLOTS, H_CLOSE, H_STATE, H_TICKET, H_TIME, OWNED,
-    POOL_HEADER_SLOTS, P_BLOCK_BYTES, P_DELAY, P_TAKE, SEALED, TRIES,
+    POOL_HEADER_SLOTS, P_BLOCKS, P_BLOCK_BYTES, P_DELAY, P_MASK, P_NEXT, P_TAKE, SEALED, TRIES,
 };
 use hubble_format::slot::{self, Mode};
 
@@ -75,8 +75,8 @@ impl Pool {
             stats: Stats::default(),
             tries: TRIES,
         };
-        pool.cells[1].store((geometry.blocks - 1) as u64, Ordering::Relaxed);
-        pool.cells[2].store((base + POOL_HEADER_SLOTS * SLOT) as u64, Ordering::Relaxed);
+        pool.cells[P_MASK].store((geometry.blocks - 1) as u64, Ordering::Relaxed);
+        pool.cells[P_BLOCKS].store((base + POOL_HEADER_SLOTS * SLOT) as u64, Ordering::Relaxed);
         pool.cells[P_DELAY].store(geometry.delay(), Ordering::Relaxed);
         pool.cells[P_BLOCK_BYTES].store((geometry.block_slots * SLOT) as u64, Ordering::Relaxed);
         pool
@@ -178,9 +178,9 @@ fn next_block(
     block.limit.store(0, Ordering::Relaxed);
     let head = pool.base;
     for _ in 0..pool.tries {
-        let ticket = pool.at(head).fetch_add(1, Ordering::Relaxed);
-        let mask = pool.word(head, 1).load(Ordering::Relaxed);
-        let blocks = pool.word(head, 2).load(Ordering::Relaxed) as usize;
+        let ticket = pool.word(head, P_NEXT).fetch_add(1, Ordering::Relaxed);
+        let mask = pool.word(head, P_MASK).load(Ordering::Relaxed);
+        let blocks = pool.word(head, P_BLOCKS).load(Ordering::Relaxed) as usize;
         let b = blocks + (ticket & mask) as usize * pool.block_bytes();
         let state = pool.word(b, H_STATE);
         let old = state.load(Ordering::Relaxed);
@@ -429,7 +429,7 @@ pub fn held_ticket(block: &ThreadBlock, pool: &Pool) -> Option<u64> {
 
 /// The pool's head (next ticket).
 pub fn head(pool: &Pool) -> u64 {
-    pool.at(pool.base).load(Ordering::Relaxed)
+    pool.word(pool.base, P_NEXT).load(Ordering::Relaxed)
 }
 
 /// A flush's view of the pool once every thread is stopped: the copy, with each open block's

@@ -9,19 +9,10 @@
 use std::sync::atomic::Ordering;
 
 use hubble_format::pool::{Geometry, PoolWriter};
+use hubble_format::pool_traffic::{Op, Traffic};
 use hubble_format::Mode;
 use hubble_runtime::block::ThreadBlock;
 use hubble_runtime::pool::{self, Pool};
-
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n
-    }
-}
 
 fn tid(i: usize) -> u32 {
     100 + i as u32
@@ -64,18 +55,17 @@ fn run(mode: Mode, g: Geometry, threads: usize, steps: usize, seed: u64) -> (Poo
         w.start_thread(tid(i));
         blocks.push(Some(b));
     }
-    let mut rng = Rng(seed | 1);
-    let mut counter = 1u64 << 33;
-    for step in 0..steps {
-        let i = if rng.below(2) == 0 {
-            rng.below(2) as usize
-        } else {
-            2 + rng.below(threads as u64 - 2) as usize
-        };
-        counter += 1 + rng.below(40);
+    let traffic = Traffic::new(threads, seed).with_replacements();
+    let traffic = if mode == Mode::Bits64 {
+        traffic
+    } else {
+        traffic.narrow_pointers()
+    };
+    for (step, s) in traffic.take(steps).enumerate() {
+        let (i, counter) = (s.thread, s.counter);
         let b = blocks[i].as_ref().unwrap();
-        match rng.below(20) {
-            0 if i >= 2 => {
+        match s.op {
+            Op::Replace => {
                 // The thread exits (its block sealed); a new one takes its place.
                 pool::thread_exit(b, &p);
                 w.thread_exit(tid(i));
@@ -84,14 +74,11 @@ fn run(mode: Mode, g: Geometry, threads: usize, steps: usize, seed: u64) -> (Poo
                 w.start_thread(tid(i));
                 blocks[i] = Some(b);
             }
-            1..=7 => {
+            Op::Exit => {
                 let mine = pool::trace_exit(b, &p, tid(i), counter);
                 assert_eq!(mine, w.exit(tid(i), counter), "step {step}: written?");
             }
-            _ => {
-                let low = 0x7000_0000 + 0x40 * rng.below(1 << 16);
-                let wide = mode == Mode::Bits64 && rng.below(3) == 0;
-                let m = if wide { (0x7f00 << 32) | low } else { low };
+            Op::Entry(m) | Op::EntryNarrow(m) => {
                 let mine = pool::trace_entry(b, &p, tid(i), m, counter);
                 assert_eq!(
                     mine,

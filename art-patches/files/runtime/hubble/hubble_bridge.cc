@@ -181,16 +181,16 @@ uint64_t TimerHz() {
 
 uint64_t WallClockNs() { return ClockNs(CLOCK_REALTIME); }
 
-#if defined(__aarch64__)
-// runtime/hubble/pool_arm64.S, assembled with nterp (interpreter/mterp/arm64ng, 0023).
+#if defined(__aarch64__) || defined(__x86_64__)
+// runtime/hubble/pool_<isa>.S, assembled with nterp (interpreter/mterp/<isa>ng, 0023).
 extern "C" void hubble_pool_take();
 #endif
 
 uint64_t PoolTakeEntry() {
-#if defined(__aarch64__)
+#if defined(__aarch64__) || defined(__x86_64__)
   return reinterpret_cast<uintptr_t>(&hubble_pool_take);
 #else
-  // arm, x86, x86_64: their emitters and nterp macros have no block-end path yet.
+  // arm, x86: their emitters and nterp macros have no block-end path yet.
   return 0;
 #endif
 }

@@ -32,22 +32,7 @@
  * `str xzr` above it; the control thread rings again at every poll round (protocol §6).
  */
 
-// Pool header (hubble_format::pool: P_* slots) and block header (H_*), in bytes.
-#define HUBBLE_POOL_NEXT 0
-#define HUBBLE_POOL_MASK 8
-#define HUBBLE_POOL_BLOCKS 16
-#define HUBBLE_POOL_DELAY 24
-#define HUBBLE_POOL_BLOCK_BYTES 32
-#define HUBBLE_POOL_TAKE 40
-#define HUBBLE_BLOCK_IDENT 0
-#define HUBBLE_BLOCK_TICKET 8
-#define HUBBLE_BLOCK_TIME 16
-#define HUBBLE_BLOCK_CLOSE 24
-#define HUBBLE_BLOCK_STATE 32
-#define HUBBLE_BLOCK_DATA 40
-#define HUBBLE_POOL_SEALED 8
-#define HUBBLE_POOL_OWNED 1
-#define HUBBLE_POOL_TRIES 32
+#include "pool_layout.h"
 
 .macro HUBBLE_POOL_TAKE_FUNCTION
 ENTRY hubble_pool_take

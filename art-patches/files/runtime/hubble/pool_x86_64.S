@@ -1,9 +1,9 @@
 /*
  * Hubble for AOSP: the pool's block-end function on x86_64 (many-thread mode,
  * docs/many-threads.md "The block-end path"): pool_arm64.S's algorithm with x86 atomics.
- * Included by nterp_x86_64.S, whose slow-path macro expands it next to hubble_nterp_slow_path.
- * nterp calls it today; the x86_64 emitter's out-of-line half does not yet, so ART's
- * PoolTakeEntry stays 0 on x86_64 and the runtime refuses many-thread mode there.
+ * Included by nterp_x86_64.S, whose slow-path macro expands it next to hubble_nterp_slow_path
+ * (nterp jumps to it); compiled code's out-of-line half (trace_point_x86_64.cc) calls it through
+ * the pool header's P_TAKE, which the runtime sets from ART's PoolTakeEntry (its address).
  *
  * Contract:
  *   in:  %gs = the Thread (ART's x86_64 thread register); the caller saw cursor >= limit,
@@ -19,20 +19,7 @@
  * the state, each a full barrier (the claim's acquire).
  */
 
-#define HUBBLE_POOL_NEXT 0
-#define HUBBLE_POOL_MASK 8
-#define HUBBLE_POOL_BLOCKS 16
-#define HUBBLE_POOL_DELAY 24
-#define HUBBLE_POOL_BLOCK_BYTES 32
-#define HUBBLE_BLOCK_IDENT 0
-#define HUBBLE_BLOCK_TICKET 8
-#define HUBBLE_BLOCK_TIME 16
-#define HUBBLE_BLOCK_CLOSE 24
-#define HUBBLE_BLOCK_STATE 32
-#define HUBBLE_BLOCK_DATA 40
-#define HUBBLE_POOL_SEALED 8
-#define HUBBLE_POOL_OWNED 1
-#define HUBBLE_POOL_TRIES 32
+#include "pool_layout.h"
 
 .macro HUBBLE_POOL_TAKE_FUNCTION
 DEFINE_FUNCTION hubble_pool_take

@@ -93,6 +93,39 @@ pub struct NativeRun {
     pub rsp_at_call: u64,
     /// For a JNI stub: what it left in the images (`crate::jni`).
     pub jni: Option<JniAfter>,
+    /// The thread's `end` word after the calls (many-thread mode: the block it owns).
+    pub end: u64,
+}
+
+/// Many-thread mode (docs/many-threads.md): the pool's header as the runtime lays it out for a
+/// pool at [`POOL_BASE`] (`hubble_format::pool::PoolWriter::new`, `set_take_entry` with
+/// [`pool_take_entry`]), its size, and the thread's id (read by the block-end function into each
+/// block it takes).
+#[derive(Clone, Copy, Debug)]
+pub struct PoolSetup {
+    pub header: [u64; hubble_format::pool::POOL_HEADER_SLOTS],
+    pub total_slots: usize,
+    pub tid: u32,
+}
+
+/// Where the child maps the pool (its ring mapping, at a fixed address: the header holds it).
+pub const POOL_BASE: u64 = 0x5e00_0000_0000;
+
+#[cfg(target_arch = "x86_64")]
+extern "C" {
+    /// runtime/hubble/pool_x86_64.S, assembled by build.rs (the `call *P_TAKE` target).
+    fn hubble_pool_take();
+}
+
+/// The block-end function's address, for the pool header's `P_TAKE` (ART: `PoolTakeEntry`).
+#[cfg(target_arch = "x86_64")]
+pub fn pool_take_entry() -> u64 {
+    hubble_pool_take as *const () as u64
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+pub fn pool_take_entry() -> u64 {
+    0
 }
 
 impl NativeRun {
@@ -169,8 +202,8 @@ const CALLEE_SAVE_PATTERN: [u64; 4] = [
 ];
 
 /// rax, xmm0, cursor, elapsed ns, then what a JNI stub left (`JniAfter`), rsp at the call,
-/// the mask of r12-r15 that came back changed.
-const HEADER: usize = 16 * 8;
+/// the mask of r12-r15 that came back changed, the thread's `end` word.
+const HEADER: usize = 17 * 8;
 const RESULT_BYTES: usize = HEADER + RING_SLOTS * 8;
 
 /// Calls the code once, tracing on.
@@ -188,7 +221,39 @@ pub fn calls(
     iterations: u64,
     tracing: bool,
 ) -> Result<NativeRun, NativeError> {
-    run_child(code, args, method, iterations, tracing, None)
+    run_child(code, args, method, iterations, tracing, None, None)
+}
+
+/// Calls the code `iterations` times in a row with the thread in many-thread mode, as
+/// `pool::start` leaves it (no block, `begin` = the pool | 1, `tid` set): the trace points take
+/// blocks of the pool `pool` describes through its `P_TAKE`. The result's `ring` holds the
+/// pool's slots from [`POOL_BASE`], `cursor` the thread's cursor (absolute), `end` its block.
+#[cfg(target_arch = "x86_64")]
+pub fn pool_calls(
+    code: &[u8],
+    args: &[Arg],
+    method: u64,
+    iterations: u64,
+    pool: &PoolSetup,
+) -> Result<NativeRun, NativeError> {
+    if pool.total_slots > RING_SLOTS {
+        return Err(NativeError::Args(format!(
+            "a pool of {} slots is larger than the child's {RING_SLOTS}",
+            pool.total_slots
+        )));
+    }
+    run_child(code, args, method, iterations, true, None, Some(*pool))
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+pub fn pool_calls(
+    _code: &[u8],
+    _args: &[Arg],
+    _method: u64,
+    _iterations: u64,
+    _pool: &PoolSetup,
+) -> Result<NativeRun, NativeError> {
+    Err(NativeError::WrongHost)
 }
 
 /// Calls a compiled JNI stub once, `method` an `ArtMethod*` the child maps (its declaring
@@ -200,7 +265,7 @@ pub fn jni_call(
     method: u64,
     jni: &JniImage<'_>,
 ) -> Result<NativeRun, NativeError> {
-    run_child(code, args, method, 1, true, Some(*jni))
+    run_child(code, args, method, 1, true, Some(*jni), None)
 }
 
 #[cfg(not(target_arch = "x86_64"))]
@@ -221,6 +286,7 @@ fn run_child(
     iterations: u64,
     tracing: bool,
     jni: Option<JniImage<'_>>,
+    pool: Option<PoolSetup>,
 ) -> Result<NativeRun, NativeError> {
     let (core, fp, area) = place_x86_64(args)?;
     let mut out_area = [0u8; OUT_AREA];
@@ -231,6 +297,7 @@ fn run_child(
     f[..fp.len()].copy_from_slice(&fp);
     // Before the fork: the child of a multithreaded process must not allocate.
     let offs = crate::thread::hubble_offsets(8);
+    let tid_offset = crate::thread::tid_offset(8);
     let mut fds = [0i32; 2];
     // SAFETY: fds is a valid array of two ints.
     if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
@@ -257,6 +324,8 @@ fn run_child(
                     iterations,
                     tracing,
                     jni,
+                    pool,
+                    tid_offset,
                 },
                 fds[1],
             )
@@ -312,6 +381,7 @@ fn run_child(
             lock_calls: word(15) as u32,
             unlock_calls: (word(15) >> 32) as u32,
         }),
+        end: word(16),
     })
 }
 
@@ -342,6 +412,8 @@ struct Call<'a> {
     iterations: u64,
     tracing: bool,
     jni: Option<JniImage<'a>>,
+    pool: Option<PoolSetup>,
+    tid_offset: u64,
 }
 
 /// # Safety
@@ -359,6 +431,8 @@ unsafe fn child(call: &Call<'_>, out: i32) -> ! {
         iterations,
         tracing,
         jni,
+        pool,
+        tid_offset,
     } = *call;
     const ARCH_SET_GS: i32 = 0x1001;
     let len = (code.len() + 0xfff) & !0xfff;
@@ -366,7 +440,13 @@ unsafe fn child(call: &Call<'_>, out: i32) -> ! {
     // SAFETY: anonymous private mappings; the code is copied in, then made executable; the
     // Hubble block's offsets lie inside the thread mapping (thread-offsets.txt: < 0x200).
     let (mem, thread, ring) = unsafe {
-        let (mem, thread, ring) = (anon_rw(len), anon_rw(0x2000), anon_rw(ring_bytes));
+        // Many-thread mode: the ring mapping is the pool, at the address its header names.
+        let ring_at = if pool.is_some() { POOL_BASE } else { 0 };
+        let (mem, thread, ring) = (
+            anon_rw(len),
+            anon_rw(0x2000),
+            anon_rw_at(ring_at, ring_bytes),
+        );
         if mem == libc::MAP_FAILED || thread == libc::MAP_FAILED || ring == libc::MAP_FAILED {
             libc::_exit(3);
         }
@@ -380,13 +460,29 @@ unsafe fn child(call: &Call<'_>, out: i32) -> ! {
                 .cast::<u64>()
                 .write_unaligned(v)
         };
-        ring.cast::<u64>()
-            .write(hubble_format::slot::encode_start(0));
-        field(crate::thread::STOP, 0);
-        field(crate::thread::LIMIT, end - 8);
-        field(crate::thread::BEGIN, begin);
-        field(crate::thread::END, end);
-        field(crate::thread::CURSOR, if tracing { begin + 8 } else { 0 });
+        if let Some(p) = pool {
+            // pool::start: no block (cursor SEALED, limit 0), seq 0 in `end`, the pool tag in
+            // `begin`; the tid where Thread::TidOffset says.
+            std::ptr::copy_nonoverlapping(p.header.as_ptr(), ring.cast::<u64>(), p.header.len());
+            thread
+                .cast::<u8>()
+                .add(tid_offset as usize)
+                .cast::<u32>()
+                .write_unaligned(p.tid);
+            field(crate::thread::STOP, 0);
+            field(crate::thread::LIMIT, 0);
+            field(crate::thread::BEGIN, begin | 1);
+            field(crate::thread::END, 0);
+            field(crate::thread::CURSOR, hubble_format::pool::SEALED);
+        } else {
+            ring.cast::<u64>()
+                .write(hubble_format::slot::encode_start(0));
+            field(crate::thread::STOP, 0);
+            field(crate::thread::LIMIT, end - 8);
+            field(crate::thread::BEGIN, begin);
+            field(crate::thread::END, end);
+            field(crate::thread::CURSOR, if tracing { begin + 8 } else { 0 });
+        }
         std::ptr::copy_nonoverlapping(code.as_ptr(), mem.cast::<u8>(), code.len());
         // A method that does not return is killed (SIGALRM) after 10 s.
         libc::alarm(10);
@@ -485,7 +581,16 @@ unsafe fn child(call: &Call<'_>, out: i32) -> ! {
             .add(offs[crate::thread::CURSOR] as usize)
             .cast::<u64>()
             .read_unaligned();
-        let cursor = if cursor == 0 { 0 } else { cursor - ring as u64 };
+        let cursor = if cursor == 0 || pool.is_some() {
+            cursor
+        } else {
+            cursor - ring as u64
+        };
+        let end_word = thread
+            .cast::<u8>()
+            .add(offs[crate::thread::END] as usize)
+            .cast::<u64>()
+            .read_unaligned();
         let mut header = [0u8; HEADER];
         header[..8].copy_from_slice(&rax.to_le_bytes());
         header[8..16].copy_from_slice(&xmm0_f.to_bits().to_le_bytes());
@@ -522,6 +627,7 @@ unsafe fn child(call: &Call<'_>, out: i32) -> ! {
         }
         header[104..112].copy_from_slice(&rsp_at_call.to_le_bytes());
         header[112..120].copy_from_slice(&changed.to_le_bytes());
+        header[128..136].copy_from_slice(&end_word.to_le_bytes());
         if !write_all(out, &header)
             || !write_all(
                 out,
@@ -618,6 +724,35 @@ unsafe fn jni_images(j: &JniImage<'_>, thread: *mut u8, method: u64) -> u64 {
 /// Where the monitor stubs record their calls in the JNIEnv page (after the JNIEnvExt fields).
 #[cfg(target_arch = "x86_64")]
 const LOCK_SLOTS: usize = 0x800;
+
+/// The same at `at` exactly (MAP_FIXED_NOREPLACE; MAP_FAILED if taken), or anywhere for 0.
+///
+/// # Safety
+/// As [`anon_rw`].
+#[cfg(target_arch = "x86_64")]
+unsafe fn anon_rw_at(at: u64, len: usize) -> *mut libc::c_void {
+    if at == 0 {
+        // SAFETY: the caller's contract.
+        return unsafe { anon_rw(len) };
+    }
+    // SAFETY: a fresh anonymous mapping at an address nothing else in the child uses; the
+    // kernel refuses (MAP_FAILED) rather than replace an existing mapping.
+    let p = unsafe {
+        libc::mmap(
+            at as *mut libc::c_void,
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED_NOREPLACE,
+            -1,
+            0,
+        )
+    };
+    if p as u64 == at {
+        p
+    } else {
+        libc::MAP_FAILED
+    }
+}
 
 #[cfg(target_arch = "x86_64")]
 unsafe fn anon_rw(len: usize) -> *mut libc::c_void {

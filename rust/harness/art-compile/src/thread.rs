@@ -37,6 +37,17 @@ pub fn hubble_offsets(pointer_size: u32) -> [u64; 5] {
     out
 }
 
+/// `Thread::TidOffset` for a pointer size, read from thread-offsets.txt (`tid` line).
+pub fn tid_offset(pointer_size: u32) -> u64 {
+    OFFSETS_TXT
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .find(|f| f.len() == 3 && f[0] == "tid" && f[1].parse() == Ok(pointer_size))
+        .map(|f| f[2].parse().expect("thread-offsets.txt: offset"))
+        .unwrap_or_else(|| panic!("thread-offsets.txt lacks `tid {pointer_size}`"))
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -18,6 +18,7 @@ use common::disasm::{disassemble, Isa};
 use common::emu::{reg_a64 as x, Rng};
 use common::pool_code::{PoolCode, CODE, CODE_BYTES, STUB};
 use hubble_format::pool::{Geometry, PoolWriter, POOL_HEADER_SLOTS, SEALED};
+use hubble_format::pool_traffic::{Op, Traffic};
 use hubble_format::slot::Mode;
 use hubble_hotpath_emu::{field, pool_take_a64, thread_offsets, Kind};
 use unicorn_engine::{Arch, Mode as UcMode, Prot, RegisterARM64, Unicorn};
@@ -229,17 +230,7 @@ impl Pool {
     }
 }
 
-/// A method pointer: narrow (one slot) or wide (two), never a marker value.
-fn method(rng: &mut Rng, wide: bool) -> u64 {
-    let low = 0x7000_0000 + 0x40 * rng.below(1 << 16);
-    if wide {
-        (0x7f00 + rng.below(0x100)) << 32 | low
-    } else {
-        low
-    }
-}
-
-/// Random traffic of `threads` threads with skewed rates over a pool of `geometry`.
+/// Skewed traffic (`hubble_format::pool_traffic`) of `threads` threads over a pool of `geometry`.
 fn traffic(geometry: Geometry, threads: usize, steps: usize, seed: u64) -> Pool {
     traffic_with(geometry, threads, steps, seed, pool_take_a64())
 }
@@ -247,24 +238,14 @@ fn traffic(geometry: Geometry, threads: usize, steps: usize, seed: u64) -> Pool 
 /// The same with the given bytes as the block-end function.
 fn traffic_with(geometry: Geometry, threads: usize, steps: usize, seed: u64, stub: &[u8]) -> Pool {
     let mut p = Pool::new(geometry, threads, seed, stub);
-    let mut rng = Rng::new(seed ^ 0x5eed);
-    let mut counter = 1u64 << 32; // the header keeps all 64 bits, a slot the low 32
-    for step in 0..steps {
-        // Thread 0 and 1 are big (half the traffic), the rest little.
-        let i = if rng.below(2) == 0 {
-            rng.below(2) as usize
-        } else {
-            2 + rng.below(threads as u64 - 2) as usize
+    for (step, s) in Traffic::new(threads, seed ^ 0x5eed).take(steps).enumerate() {
+        let (kind, m) = match s.op {
+            Op::Exit => (Kind::Exit, 0),
+            Op::EntryNarrow(m) => (Kind::EntryNarrow, m),
+            Op::Entry(m) => (Kind::Entry, m),
+            Op::Replace => unreachable!("no replacements asked for"),
         };
-        counter += 1 + rng.below(50);
-        let kind = match rng.below(5) {
-            0 | 1 => Kind::Exit,
-            2 => Kind::EntryNarrow,
-            _ => Kind::Entry,
-        };
-        let wide = kind == Kind::Entry && rng.below(3) == 0;
-        let m = method(&mut rng, wide);
-        p.run(i, kind, m, counter);
+        p.run(s.thread, kind, m, s.counter);
         p.check(step);
     }
     p

@@ -26,7 +26,19 @@
  *   start <ts>            control thread: START record, limit, stop = 0, then the cursor
  *   stop                  control thread: stop = 1, then limit = 0 (the doorbell)
  *   stale                 limit = 0 now, the real limit again at the out-of-line half (step 1)
- *   entry <ptr hex> <ts hex>  /  exit <ts hex>     one trace point (ts: the scripted counter)
+ *   entry <ptr hex> <ts hex>  /  narrow <ptr hex> <ts hex>  /  exit <ts hex>
+ *                         one trace point (ts: the scripted counter; narrow runs the
+ *                         entry-narrow blob)
+ * Many-thread mode (x86_64 built with -DHUBBLE_POOL, next to cpp/pool_x86_64.S, the runtime's
+ * block-end function that the out-of-line half calls; single-stepping goes on through it):
+ *   pool <slots>          map a pool of <slots> words; prints `pool <base> <take> <end>` (hex;
+ *                         take = hubble_pool_take's address, for the header's P_TAKE; end =
+ *                         the address after its last byte)
+ *   threads <n>           map n Thread images a page apart; prints `threads <base>` (hex)
+ *   thread <addr>         the traced thread is the image at addr (hex) from now on (%gs base)
+ *   poke <addr> <value> / poke4 <addr> <value>     write 8 / 4 bytes (hex)
+ *   dump <addr> <n>       prints `d` and n words from addr (hex)
+ *   patch <addr> <hex>    overwrite code bytes (a test's mutant of the block-end function)
  * After every entry / exit / start / stop / stale:
  *   r <executed> <counter reads> <changed registers mask> <ooline 0|1> <cursor> <limit> <stop>
  *     <clock before> <clock after>    (cursor/limit/stop as offsets from the ring, -1 if 0)
@@ -110,7 +122,8 @@ __asm__(
 #endif
 
 static uint64_t thread_mem[512] __attribute__((aligned(4096)));
-#define W(off) (*(volatile word*)((char*)thread_mem + (off)))
+static uint64_t* cur_thread = thread_mem; /* the traced thread's image */
+#define W(off) (*(volatile word*)((char*)cur_thread + (off)))
 static int off_cursor, off_limit, off_stop, off_begin, off_end;
 static unsigned mode;
 static size_t slots;
@@ -122,7 +135,12 @@ struct Blob {
   size_t size;
   size_t out_of_line;
 };
-static struct Blob blobs[2]; /* entry, exit */
+static struct Blob blobs[3]; /* entry, exit, entry-narrow */
+
+#ifdef HUBBLE_POOL
+/* cpp/pool_x86_64.S: runtime/hubble/pool_x86_64.S's function and a label after its last byte. */
+extern char hubble_pool_take[], hubble_pool_take_end[];
+#endif
 
 /* Single-step state. */
 static volatile const struct Blob* cur_blob;
@@ -135,13 +153,22 @@ static int InBlob(uintptr_t pc) {
   return pc >= base && pc < base + cur_blob->size;
 }
 
+/* Code whose instructions are stepped, counted and have their counter reads scripted: the blob
+ * and what it calls. */
+static int InCode(uintptr_t pc) {
+#ifdef HUBBLE_POOL
+  if (pc >= (uintptr_t)hubble_pool_take && pc < (uintptr_t)hubble_pool_take_end) return 1;
+#endif
+  return InBlob(pc);
+}
+
 static void OnTrap(int sig, siginfo_t* info, void* ctx) {
   (void)sig;
   (void)info;
   ucontext_t* uc = (ucontext_t*)ctx;
   greg_t* g = uc->uc_mcontext.gregs;
   uintptr_t pc = (uintptr_t)g[REG_PC];
-  if (prev_pc != 0 && InBlob(prev_pc)) {
+  if (prev_pc != 0 && InCode(prev_pc)) {
     ++executed;
     const uint8_t* p = (const uint8_t*)prev_pc;
     int rdtsc = p[0] == 0x0f && p[1] == 0x31;
@@ -153,8 +180,8 @@ static void OnTrap(int sig, siginfo_t* info, void* ctx) {
       ++counter_reads;
     }
   }
-  if (InBlob(pc)) {
-    if (pc - (uintptr_t)cur_blob->code >= cur_blob->out_of_line) {
+  if (InCode(pc)) {
+    if (InBlob(pc) && pc - (uintptr_t)cur_blob->code >= cur_blob->out_of_line) {
       went_out_of_line = 1;
       if (inject_limit) {
         W(off_limit) = real_limit;
@@ -214,6 +241,12 @@ static void Report(uint64_t ex, uint64_t reads, unsigned changed, int ool, uint6
   printf("ring");
   for (size_t i = 0; i < slots; ++i) printf(" %" PRIx64, ring[i]);
   printf("\n");
+  fflush(stdout);
+}
+
+static void* MapPages(size_t bytes) {
+  void* p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
 }
 
 int main(void) {
@@ -236,8 +269,8 @@ int main(void) {
                  &off_stop, &off_begin, &off_end) != 7 || mode != 8 * sizeof(word)) {
         return 3;
       }
-      ring = mmap(NULL, slots * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (ring == MAP_FAILED) return 4;
+      ring = slots == 0 ? (uint64_t*)thread_mem : MapPages(slots * 8); /* 0: pool mode */
+      if (ring == NULL) return 4;
       begin = (word)(uintptr_t)ring;
       end = begin + slots * 8;
       real_limit = mode == 64 ? end - 8 : end;
@@ -246,11 +279,11 @@ int main(void) {
       continue;
     }
     if (!strcmp(cmd, "blob")) {
-      char which[8];
+      char which[16];
       size_t ool;
       int n = 0;
-      if (sscanf(line, "blob %7s %zu %n", which, &ool, &n) != 2) return 3;
-      struct Blob* b = &blobs[strcmp(which, "exit") == 0];
+      if (sscanf(line, "blob %15s %zu %n", which, &ool, &n) != 2) return 3;
+      struct Blob* b = &blobs[!strcmp(which, "exit") ? 1 : !strcmp(which, "entry-narrow") ? 2 : 0];
       const char* hex = line + n;
       size_t len = strcspn(hex, " \n") / 2;
       b->code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -300,14 +333,78 @@ int main(void) {
       Report(0, 0, 0, 0, 0, 0);
       continue;
     }
-    int is_entry = !strcmp(cmd, "entry");
+#ifdef HUBBLE_POOL
+    if (!strcmp(cmd, "pool")) {
+      size_t n;
+      if (sscanf(line, "pool %zu", &n) != 1 || n == 0) return 3;
+      void* pool = MapPages(n * 8);
+      if (pool == NULL) return 4;
+      printf("pool %" PRIxPTR " %" PRIxPTR " %" PRIxPTR "\n", (uintptr_t)pool,
+             (uintptr_t)hubble_pool_take, (uintptr_t)hubble_pool_take_end);
+      fflush(stdout);
+      continue;
+    }
+    if (!strcmp(cmd, "threads")) {
+      size_t n;
+      if (sscanf(line, "threads %zu", &n) != 1 || n == 0) return 3;
+      void* images = MapPages(n * 4096);
+      if (images == NULL) return 4;
+      printf("threads %" PRIxPTR "\n", (uintptr_t)images);
+      fflush(stdout);
+      continue;
+    }
+    if (!strcmp(cmd, "thread")) {
+      uintptr_t at;
+      if (sscanf(line, "thread %" SCNxPTR, &at) != 1) return 3;
+      cur_thread = (uint64_t*)at;
+      if (SetThreadRegister(cur_thread, 4096) != 0) return 4;
+      continue;
+    }
+    if (!strcmp(cmd, "poke") || !strcmp(cmd, "poke4")) {
+      uintptr_t at;
+      uint64_t v;
+      if (sscanf(line, "%*s %" SCNxPTR " %" SCNx64, &at, &v) != 2) return 3;
+      if (cmd[4] == '4') {
+        *(volatile uint32_t*)at = (uint32_t)v;
+      } else {
+        *(volatile uint64_t*)at = v;
+      }
+      continue;
+    }
+    if (!strcmp(cmd, "patch")) {
+      uintptr_t at;
+      int n = 0;
+      if (sscanf(line, "patch %" SCNxPTR " %n", &at, &n) != 1) return 3;
+      const char* hex = line + n;
+      size_t len = strcspn(hex, " \n") / 2;
+      uintptr_t page = at & ~(uintptr_t)4095;
+      if (mprotect((void*)page, at + len - page, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) return 4;
+      for (size_t i = 0; i < len; ++i) {
+        unsigned v;
+        if (sscanf(hex + 2 * i, "%2x", &v) != 1) return 3;
+        ((volatile uint8_t*)at)[i] = (uint8_t)v;
+      }
+      continue;
+    }
+    if (!strcmp(cmd, "dump")) {
+      uintptr_t at;
+      size_t n;
+      if (sscanf(line, "dump %" SCNxPTR " %zu", &at, &n) != 2) return 3;
+      printf("d");
+      for (size_t i = 0; i < n; ++i) printf(" %" PRIx64, ((volatile uint64_t*)at)[i]);
+      printf("\n");
+      fflush(stdout);
+      continue;
+    }
+#endif
+    int is_entry = !strcmp(cmd, "entry") || !strcmp(cmd, "narrow");
     if (!is_entry && strcmp(cmd, "exit")) return 3;
     uint64_t ptr = 0, ts = 0;
-    if (is_entry ? sscanf(line, "entry %" SCNx64 " %" SCNx64, &ptr, &ts) != 2
+    if (is_entry ? sscanf(line, "%*s %" SCNx64 " %" SCNx64, &ptr, &ts) != 2
                  : sscanf(line, "exit %" SCNx64, &ts) != 1) {
       return 3;
     }
-    const struct Blob* b = &blobs[!is_entry];
+    const struct Blob* b = &blobs[!is_entry ? 1 : cmd[0] == 'n' ? 2 : 0];
     if (b->code == NULL || method_reg < 0) return 3;
     for (int i = 0; i < NREGS; ++i) g_in[i] = (word)Lcg(&seed);
     if (is_entry) g_in[method_reg] = (word)ptr;

@@ -12,6 +12,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+pub mod pool;
+
 /// Which trace point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {
@@ -91,6 +93,8 @@ pub type Key = (Isa, Kind, String, String, String);
 pub struct Blobs {
     /// Offsets of cursor, limit, stop, begin, end for pointer size 8 and 4.
     pub offsets: HashMap<u32, [i32; 5]>,
+    /// `Thread::TidOffset` for pointer size 8 (the pool's block-end function reads it).
+    pub tid: Option<i32>,
     /// The trace points.
     pub blobs: HashMap<Key, Blob>,
     /// Benchmark methods by counter.
@@ -121,6 +125,7 @@ impl Blobs {
             std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let mut out = Blobs {
             offsets: HashMap::new(),
+            tid: None,
             blobs: HashMap::new(),
             methods: HashMap::new(),
             path: path.to_path_buf(),
@@ -132,6 +137,9 @@ impl Blobs {
                     let v: Vec<i32> = f[2..7].iter().map(|x| x.parse().unwrap()).collect();
                     out.offsets
                         .insert(f[1].parse().unwrap(), [v[0], v[1], v[2], v[3], v[4]]);
+                }
+                Some(&"tid") if f.len() == 3 && f[1] == "8" => {
+                    out.tid = Some(f[2].parse().unwrap());
                 }
                 Some(&"blob") => {
                     let isa = match f[1] {
@@ -255,17 +263,24 @@ pub fn run(exe: &Path, script: &str) -> Vec<Report> {
     let text = String::from_utf8(out.stdout).unwrap();
     let mut lines = text.lines();
     let mut reports = Vec::new();
-    let opt = |v: i64| if v < 0 { None } else { Some(v as u64) };
     while let Some(r) = lines.next() {
+        reports.push(Report::parse(r, lines.next().expect("ring line")));
+    }
+    reports
+}
+
+impl Report {
+    /// One report: its `r` line and its `ring` line.
+    pub fn parse(r: &str, ring_line: &str) -> Report {
+        let opt = |v: i64| if v < 0 { None } else { Some(v as u64) };
         let f: Vec<&str> = r.split_whitespace().collect();
-        assert_eq!(f[0], "r", "harness output: {r}");
-        let ring_line = lines.next().expect("ring line");
+        assert_eq!(f.first(), Some(&"r"), "harness output: {r}");
         let ring: Vec<u64> = ring_line
             .split_whitespace()
             .skip(1)
             .map(|s| u64::from_str_radix(s, 16).unwrap())
             .collect();
-        reports.push(Report {
+        Report {
             executed: f[1].parse().unwrap(),
             reads: f[2].parse().unwrap(),
             changed: f[3].parse().unwrap(),
@@ -275,9 +290,8 @@ pub fn run(exe: &Path, script: &str) -> Vec<Report> {
             stop: f[7].parse().unwrap(),
             clock: (f[8].parse().unwrap(), f[9].parse().unwrap()),
             ring,
-        });
+        }
     }
-    reports
 }
 
 /// `blob` command text.

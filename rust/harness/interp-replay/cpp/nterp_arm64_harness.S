@@ -4,17 +4,7 @@
  * THREAD_HUBBLE_*_OFFSET come from the compiler command line (art-patches/thread-offsets.txt).
  */
 #define xSELF x19
-.macro ENTRY name
-    .text
-    .global \name
-    .type \name, %function
-\name:
-    .cfi_startproc
-.endm
-.macro END name
-    .cfi_endproc
-    .size \name, .-\name
-.endm
+#include "../../asm/art_functions.S"
 
 #include "runtime/hubble/nterp_arm64.S"
 

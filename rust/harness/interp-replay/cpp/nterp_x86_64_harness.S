@@ -9,17 +9,7 @@
  * (the return value) and r15. The functions return the mask of changed registers (bit n = rax,
  * rcx, rdx, rbx, rsp, rbp, rsi, rdi, r8 ... r15, then xmm0 = bit 16).
  */
-.macro DEFINE_FUNCTION name
-    .text
-    .global \name
-    .type \name, @function
-\name:
-    .cfi_startproc
-.endm
-.macro END_FUNCTION name
-    .cfi_endproc
-    .size \name, .-\name
-.endm
+#include "../../asm/art_functions.S"
 
 #include "runtime/hubble/nterp_x86_64.S"
 

@@ -11,15 +11,7 @@
  * functions return the mask of changed registers (bit n = eax, ecx, edx, ebx, esp, ebp, esi,
  * edi, xmm0), ecx excluded.
  */
-.macro DEFINE_FUNCTION name
-    .text
-    .global \name
-    .type \name, @function
-\name:
-.endm
-.macro END_FUNCTION name
-    .size \name, .-\name
-.endm
+#include "../../asm/art_functions.S"
 
 #include "runtime/hubble/nterp_x86.S"
 

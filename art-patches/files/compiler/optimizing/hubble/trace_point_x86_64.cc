@@ -39,6 +39,7 @@ using x86_64::X86_64Assembler;
 
 const CpuRegister kRax(x86_64::RAX);
 const CpuRegister kRdx(x86_64::RDX);
+const CpuRegister kRcx(x86_64::RCX);
 
 // gs-relative Thread field (absolute disp32, no RIP: ART's Address::Absolute(..., true)).
 Address ThreadField(int32_t offset) {
@@ -126,6 +127,7 @@ void EmitTracePointOutOfLineX86_64(X86_64Assembler* assembler,
   NearLabel wrap;
   NearLabel recheck;
   NearLabel stop;
+  NearLabel pool;
   if (kind == TraceKind::kEntry) {
     // Two slots: the full pointer, then hi = ts, lo = 1. Reached with cursor < limit = end - 8
     // (from the inline half, or after the recheck below), so both fit.
@@ -144,6 +146,8 @@ void EmitTracePointOutOfLineX86_64(X86_64Assembler* assembler,
   assembler->j(x86_64::kNotEqual, &stop);
   assembler->gs()->cmpq(tp.cursor, ThreadField(tp.offsets.limit));
   assembler->j(x86_64::kBelow, &recheck);  // the first load saw a stale limit: carry on
+  assembler->gs()->testb(ThreadField(tp.offsets.begin), Immediate(1));
+  assembler->j(x86_64::kNotEqual, &pool);  // begin = pool | 1: many-thread mode
   assembler->gs()->cmpq(tp.cursor, ThreadField(tp.offsets.end));
   assembler->j(x86_64::kEqual, &wrap);
   assembler->movq(Address(tp.cursor, 0), Immediate(kSlotPad));  // the one slot left: pad
@@ -162,6 +166,26 @@ void EmitTracePointOutOfLineX86_64(X86_64Assembler* assembler,
   assembler->Bind(&stop);
   assembler->gs()->movq(ThreadField(tp.offsets.cursor), Immediate(0));
   assembler->gs()->movq(ThreadField(tp.offsets.stop), tp.cursor);
+  assembler->jmp(&labels->done);
+  // The block is full (or the thread holds none): the runtime's block-end function seals it and
+  // takes the next (runtime/hubble/pool_x86_64.S has the contract). It answers in RCX, the slot
+  // to write at (a fresh block: room for two slots) or 0 when no block was free (the record is
+  // dropped), and preserves every other register; RCX is saved around the call when it is not
+  // the cursor (compiled code may keep an argument there). Stack: 8 for RCX, 8 for the return
+  // address, 40 for the function, all within the reserved region the frame entry probed.
+  assembler->Bind(&pool);
+  const bool save_rcx = tp.cursor.AsRegister() != x86_64::RCX;
+  if (save_rcx) {
+    assembler->pushq(kRcx);
+  }
+  assembler->gs()->movq(tp.cursor, ThreadField(tp.offsets.begin));
+  assembler->call(Address(tp.cursor, kPoolTakeOffset - 1));
+  if (save_rcx) {
+    assembler->movq(tp.cursor, kRcx);
+    assembler->popq(kRcx);
+  }
+  assembler->testq(tp.cursor, tp.cursor);
+  assembler->j(x86_64::kNotEqual, &recheck);
   assembler->jmp(&labels->done);
 }
 

@@ -1,0 +1,33 @@
+/*
+ * Hubble for AOSP: the pool's layout for the hand-written block-end functions (pool_arm64.S,
+ * pool_x86_64.S; many-thread mode, docs/many-threads.md), in bytes. The one definition is
+ * hubble_format::pool (rust/format/src/pool.rs: P_* header slots, H_* block header slots,
+ * SEALED, OWNED, TRIES), which a test there holds this file to; pool_take.h (C++) names the same
+ * slots. Preprocessor definitions only: included by assembly.
+ */
+#ifndef ART_RUNTIME_HUBBLE_POOL_LAYOUT_H_
+#define ART_RUNTIME_HUBBLE_POOL_LAYOUT_H_
+
+// Pool header: the ticket counter (the head), N - 1, block 0's address, N - A (how many
+// tickets after its seal a block is claimable), a block's bytes, the block-end function.
+#define HUBBLE_POOL_NEXT 0
+#define HUBBLE_POOL_MASK 8
+#define HUBBLE_POOL_BLOCKS 16
+#define HUBBLE_POOL_DELAY 24
+#define HUBBLE_POOL_BLOCK_BYTES 32
+#define HUBBLE_POOL_TAKE 40
+// Block header: seq | tid << 32, the ticket it was taken at, the full counter then, one past
+// the last slot written (0 while open), OWNED or bound << 1; the data follows.
+#define HUBBLE_BLOCK_IDENT 0
+#define HUBBLE_BLOCK_TICKET 8
+#define HUBBLE_BLOCK_TIME 16
+#define HUBBLE_BLOCK_CLOSE 24
+#define HUBBLE_BLOCK_STATE 32
+#define HUBBLE_BLOCK_DATA 40
+// The cursor of a thread that holds no block; a block's state while a thread writes it; the
+// tickets one take tries before it drops the record.
+#define HUBBLE_POOL_SEALED 8
+#define HUBBLE_POOL_OWNED 1
+#define HUBBLE_POOL_TRIES 32
+
+#endif  // ART_RUNTIME_HUBBLE_POOL_LAYOUT_H_

@@ -1,0 +1,33 @@
+/*
+ * ART's assembly function macros (runtime/arch/arm64/asm_support_arm64.S ENTRY/END,
+ * runtime/arch/x86{,_64}/asm_support_x86{,_64}.S DEFINE_FUNCTION/END_FUNCTION) reduced to what
+ * a host executable needs: for the harnesses that assemble ART's hand-written Hubble code
+ * unchanged (hotpath-emu/cpp/pool_a64.S, hotpath-x86/cpp/pool_x86_64.S,
+ * interp-replay/cpp/nterp_*_harness.S). ART's own versions add hidden visibility, entry
+ * alignment and (x86) the 0xff method-header bytes, none of which the host code relies on.
+ */
+#if defined(__aarch64__)
+.macro ENTRY name
+    .text
+    .global \name
+    .type \name, %function
+\name:
+    .cfi_startproc
+.endm
+.macro END name
+    .cfi_endproc
+    .size \name, .-\name
+.endm
+#else
+.macro DEFINE_FUNCTION name
+    .text
+    .global \name
+    .type \name, @function
+\name:
+    .cfi_startproc
+.endm
+.macro END_FUNCTION name
+    .cfi_endproc
+    .size \name, .-\name
+.endm
+#endif

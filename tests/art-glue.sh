@@ -35,6 +35,13 @@ missing="$(nm -D --defined-only "$so" | awk '{print $NF}' | sort -u | comm -13 -
 so_before="$(stat -c '%s %Y' "$so")"
 out="$ART_CACHE/glue"
 mkdir -p "$out"
+# make compares times, and every checkout's sources are mounted at the same /hubble/glue-src:
+# objects another checkout built later than these sources were written would pass for current.
+# A different checkout than last time starts from no objects.
+if [ "$(cat "$out/.checkout" 2>/dev/null)" != "$HUBBLE_ROOT" ]; then
+  find "$out" -mindepth 1 -delete
+  echo "$HUBBLE_ROOT" > "$out/.checkout"
+fi
 art_mount proc /proc -t proc
 art_mount_dev
 art_mount "$full" /hubble/art-full --bind

@@ -47,11 +47,12 @@ $(GLUE_OUT)/libglue_shims.so: $(LIBART)
 	} > $(GLUE_OUT)/glue_shims.c
 	$(CC) -shared -fPIC -o $@ $(GLUE_OUT)/glue_shims.c -Wl,-soname,libglue_shims.so
 
-# x86_64's block-end function (runtime/hubble/pool_x86_64.S) with ART's macros and the tree's
-# asm_defines.h, found through an absolute -I so that its .d names no libart.mk target.
+# x86_64's block-end function (runtime/hubble/pool_x86_64.S) from the repository (GLUE_FILES
+# first: the tree has its own copy), with ART's macros and the tree's asm_defines.h, found
+# through absolute -I paths so that its .d names no libart.mk target.
 $(GLUE_OUT)/pool_take_x86_64.o: $(GLUE_SRC)/pool_take_x86_64.S $(GLUE_FILES)/hubble/pool_x86_64.S
 	@mkdir -p $(dir $@)
-	$(CC_ASSEMBLY) -c -MMD -MP -o $@ $< -I$(CURDIR)/debian/out -I$(CURDIR)/runtime -I$(GLUE_FILES) \
+	$(CC_ASSEMBLY) -c -MMD -MP -o $@ $< -I$(GLUE_FILES) -I$(CURDIR)/debian/out -I$(CURDIR)/runtime \
 	  $(CFLAGS) $(CPPFLAGS)
 
 # The glue under test is compiled from the repository (GLUE_FILES), with libart's flags, into each

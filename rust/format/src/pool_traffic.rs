@@ -5,6 +5,33 @@
 //! `ArtMethod*` is known to fit 32 bits (a JIT method's narrow kind), entries of any width (a
 //! third above 4 GiB in 64-bit mode) and, if asked, little threads exiting to be replaced.
 
+use crate::pool::Geometry;
+
+/// Room for every thread of the traffic: 16 blocks of 12 data slots, A = 4 (10 threads own at
+/// most 10 blocks), so blocks are taken, sealed, skipped while they wait for their bound, and
+/// reused, and no take finds none.
+pub const ROOMY: Geometry = Geometry {
+    blocks: 16,
+    block_slots: 17,
+    active: 4,
+};
+
+/// Fewer blocks than threads (8 for 12): once 8 threads own one each, the others' takes find
+/// none in `TRIES` tickets, drop the record and skip a `seq`.
+pub const SATURATED: Geometry = Geometry {
+    blocks: 8,
+    block_slots: 9,
+    active: 8,
+};
+
+/// A few blocks of 4 data slots (a narrow entry's fifth record takes the next block): for
+/// stops, single takes and their instruction counts.
+pub const SMALL: Geometry = Geometry {
+    blocks: 4,
+    block_slots: 9,
+    active: 2,
+};
+
 /// What a trace point does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {

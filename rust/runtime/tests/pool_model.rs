@@ -9,7 +9,7 @@
 use std::sync::atomic::Ordering;
 
 use hubble_format::pool::{Geometry, PoolWriter};
-use hubble_format::pool_traffic::{Op, Traffic};
+use hubble_format::pool_traffic::{Op, Traffic, ROOMY, SATURATED};
 use hubble_format::Mode;
 use hubble_runtime::block::ThreadBlock;
 use hubble_runtime::pool::{self, Pool};
@@ -94,11 +94,7 @@ fn run(mode: Mode, g: Geometry, threads: usize, steps: usize, seed: u64) -> (Poo
 
 #[test]
 fn the_model_writes_the_pool_as_the_reference_writer() {
-    let g = Geometry {
-        blocks: 16,
-        block_slots: 17,
-        active: 4,
-    };
+    let g = ROOMY;
     for mode in [Mode::Bits64, Mode::Bits32] {
         let (p, w) = run(mode, g, 10, 4000, 0x4855_4242);
         assert_eq!(w.dropped, 0);
@@ -111,11 +107,7 @@ fn the_model_writes_the_pool_as_the_reference_writer() {
 
 #[test]
 fn a_saturated_pool_drops_in_the_model_as_in_the_reference_writer() {
-    let g = Geometry {
-        blocks: 8,
-        block_slots: 9,
-        active: 8,
-    };
+    let g = SATURATED;
     let (p, w) = run(Mode::Bits64, g, 12, 3000, 0xdead_beef);
     assert!(w.dropped > 10, "only {} drops", w.dropped);
     // The model's own count (what the stress test and the bench report) agrees.

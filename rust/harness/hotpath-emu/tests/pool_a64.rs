@@ -18,7 +18,7 @@ use common::disasm::{disassemble, Isa};
 use common::emu::{reg_a64 as x, Rng};
 use common::pool_code::{PoolCode, CODE, CODE_BYTES, STUB};
 use hubble_format::pool::{Geometry, PoolWriter, POOL_HEADER_SLOTS, SEALED};
-use hubble_format::pool_traffic::{Op, Traffic};
+use hubble_format::pool_traffic::{Op, Traffic, ROOMY, SATURATED, SMALL};
 use hubble_format::slot::Mode;
 use hubble_hotpath_emu::{field, pool_take_a64, thread_offsets, Kind};
 use unicorn_engine::{Arch, Mode as UcMode, Prot, RegisterARM64, Unicorn};
@@ -27,14 +27,6 @@ const THREADS: u64 = 0x5_0000_0000;
 const STACK: u64 = 0x6_0000_0000;
 const POOL: u64 = 0x7_0000_0000;
 const TID_OFFSET: u64 = 12;
-
-/// 16 blocks of 12 data slots, A = 4: blocks are taken, sealed, skipped while they wait for
-/// their bound, and reused; 10 threads keep at most 10 blocks owned, so takes find one.
-const ROOMY: Geometry = Geometry {
-    blocks: 16,
-    block_slots: 17,
-    active: 4,
-};
 
 /// The ISA's `tid` offset from thread-offsets.txt (ART's `Thread::TidOffset`).
 fn tid_offset() -> u64 {
@@ -264,13 +256,7 @@ fn many_threads_write_the_pool_slot_for_slot_as_the_reference_writer() {
 
 #[test]
 fn a_saturated_pool_drops_records_exactly_as_the_reference_writer() {
-    // 8 blocks for 12 threads: once 8 threads own one each, the others' takes find none in
-    // 32 tickets, drop the record and skip a seq.
-    let g = Geometry {
-        blocks: 8,
-        block_slots: 9,
-        active: 8,
-    };
+    let g = SATURATED;
     let p = traffic(g, 12, 3000, 0xdead_beef);
     assert!(p.writer.dropped > 10, "only {} drops", p.writer.dropped);
     assert!(p.takes.get() > 50);
@@ -278,11 +264,7 @@ fn a_saturated_pool_drops_records_exactly_as_the_reference_writer() {
 
 #[test]
 fn a_stop_in_pool_mode_publishes_the_cursor_in_the_current_block() {
-    let g = Geometry {
-        blocks: 4,
-        block_slots: 9,
-        active: 2,
-    };
+    let g = SMALL;
     let mut p = Pool::new(g, 2, 7, pool_take_a64());
     p.run(0, Kind::Entry, 0x7000_0040, 10);
     p.run(0, Kind::Exit, 0, 11);
@@ -330,11 +312,7 @@ fn without_the_reuse_bound_the_pool_differs_from_the_reference_writer() {
 /// listings: a change to the emitter or to pool_arm64.S must update them and the doc.
 #[test]
 fn instructions_of_a_block_take() {
-    let g = Geometry {
-        blocks: 4,
-        block_slots: 9, // 4 data slots: a narrow entry's fifth record takes the next block
-        active: 2,
-    };
+    let g = SMALL;
     let mut p = Pool::new(g, 1, 3, pool_take_a64());
     let mut counts = Vec::new();
     for k in 0..6 {

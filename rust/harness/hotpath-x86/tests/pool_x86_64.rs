@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use hubble_format::pool::{Geometry, PoolWriter, POOL_HEADER_SLOTS, SEALED};
-use hubble_format::pool_traffic::{Op, Traffic};
+use hubble_format::pool_traffic::{Op, Traffic, ROOMY, SATURATED, SMALL};
 use hubble_format::Mode;
 use hubble_hotpath_x86::pool::{build_pool_harness, PoolHarness};
 use hubble_hotpath_x86::{blob_command, Blobs, Isa, Kind};
@@ -28,14 +28,6 @@ fn harness() -> &'static PathBuf {
     static H: OnceLock<PathBuf> = OnceLock::new();
     H.get_or_init(|| build_pool_harness(blobs(), Path::new(env!("CARGO_TARGET_TMPDIR"))))
 }
-
-/// 16 blocks of 12 data slots, A = 4: blocks are taken, sealed, skipped while they wait for
-/// their bound, and reused; 10 threads own at most 10 blocks, so takes find one.
-const ROOMY: Geometry = Geometry {
-    blocks: 16,
-    block_slots: 17,
-    active: 4,
-};
 
 const CURSOR: usize = 0;
 const LIMIT: usize = 1;
@@ -306,13 +298,7 @@ fn many_threads_write_the_pool_slot_for_slot_as_the_reference_writer() {
 
 #[test]
 fn a_saturated_pool_drops_records_exactly_as_the_reference_writer() {
-    // 8 blocks for 12 threads: once 8 threads own one each, the others' takes find none in
-    // 32 tickets, drop the record and skip a seq.
-    let g = Geometry {
-        blocks: 8,
-        block_slots: 9,
-        active: 8,
-    };
+    let g = SATURATED;
     let mut p = Pool::new(g, 12, VARIANTS[1]);
     traffic(&mut p, 12, 2000, 0xdead_beef);
     assert!(p.writer.dropped > 10, "only {} drops", p.writer.dropped);
@@ -321,11 +307,7 @@ fn a_saturated_pool_drops_records_exactly_as_the_reference_writer() {
 
 #[test]
 fn a_stop_in_pool_mode_publishes_the_cursor_in_the_current_block() {
-    let g = Geometry {
-        blocks: 4,
-        block_slots: 9,
-        active: 2,
-    };
+    let g = SMALL;
     let mut p = Pool::new(g, 2, RCX_CURSOR);
     p.run(0, Kind::Entry, 0x7000_0040, 10);
     p.run(0, Kind::Exit, 0, 11);
@@ -412,11 +394,7 @@ fn without_saving_rcx_the_call_clobbers_an_argument() {
 /// listings: a change to the emitter or to pool_x86_64.S must update them and the doc.
 #[test]
 fn instructions_of_a_block_take() {
-    let g = Geometry {
-        blocks: 4,
-        block_slots: 9, // 4 data slots: a narrow entry's fifth record takes the next block
-        active: 2,
-    };
+    let g = SMALL;
     let mut counts = Vec::new();
     for v in [RCX_CURSOR, VARIANTS[1]] {
         let mut p = Pool::new(g, 1, v);

@@ -10,8 +10,9 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use common::{reference, run, traffic, Op, ROOMY, SATURATED};
+use common::{reference, run, traffic, Op};
 use hubble_format::pool::{Geometry, PoolWriter};
+use hubble_format::pool_traffic::{ROOMY, SATURATED};
 use hubble_format::slot::Mode;
 use hubble_interp_replay::{build_cpp, mutant_header};
 

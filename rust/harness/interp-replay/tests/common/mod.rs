@@ -4,8 +4,10 @@
 #![allow(dead_code)]
 
 use hubble_format::pool::{Geometry, PoolWriter};
+use hubble_format::pool_traffic::{self as traffic, Traffic};
 use hubble_format::slot::Mode;
 
+/// A small deterministic generator for the replays' own random programs (xorshift64*).
 pub struct Rng(pub u64);
 impl Rng {
     pub fn next(&mut self) -> u64 {
@@ -31,27 +33,23 @@ pub fn tid(i: usize) -> u32 {
     1000 + 7 * i as u32
 }
 
-/// Skewed traffic: threads 0 and 1 write half the records, the others share the rest; wide
-/// (two-slot) entries only in 64-bit mode.
+/// The pool proofs' skewed traffic (`hubble_format::pool_traffic`): threads 0 and 1 write half
+/// the records, the others share the rest; wide (two-slot) entries only in 64-bit mode. The C++
+/// trace point and nterp have no narrow kind: every entry is of any width.
 pub fn traffic(mode: Mode, threads: usize, steps: usize, seed: u64) -> Vec<Op> {
-    let mut rng = Rng(seed | 1);
-    let mut counter = 1u64 << 33;
-    (0..steps)
-        .map(|_| {
-            let i = if rng.below(2) == 0 {
-                rng.below(2) as usize
-            } else {
-                2 + rng.below(threads as u64 - 2) as usize
-            };
-            counter += 1 + rng.below(40);
-            if rng.below(5) < 2 {
-                Op::Exit(i, counter)
-            } else {
-                let low = 0x7000_0000 + 0x40 * rng.below(1 << 16);
-                let wide = mode == Mode::Bits64 && rng.below(3) == 0;
-                let ptr = if wide { (0x7f00 << 32) | low } else { low };
-                Op::Entry(i, ptr, counter)
+    let t = Traffic::new(threads, seed);
+    let t = if mode == Mode::Bits64 {
+        t
+    } else {
+        t.narrow_pointers()
+    };
+    t.take(steps)
+        .map(|s| match s.op {
+            traffic::Op::Entry(m) | traffic::Op::EntryNarrow(m) => {
+                Op::Entry(s.thread, m, s.counter)
             }
+            traffic::Op::Exit => Op::Exit(s.thread, s.counter),
+            traffic::Op::Replace => unreachable!("no replacements asked for"),
         })
         .collect()
 }
@@ -114,14 +112,3 @@ pub fn reference(
         .collect();
     (w, words)
 }
-
-pub const ROOMY: Geometry = Geometry {
-    blocks: 16,
-    block_slots: 17,
-    active: 4,
-};
-pub const SATURATED: Geometry = Geometry {
-    blocks: 8,
-    block_slots: 9,
-    active: 8,
-};

@@ -19,7 +19,7 @@ set -euo pipefail
 # shellcheck source=../../scripts/lib/common.sh
 source "$(dirname "$0")/../../scripts/lib/common.sh"
 cd "$HUBBLE_ROOT"
-hubble_need_apt_files scripts/deps/art.apt scripts/deps/compiler-harness.apt
+hubble_need_apt_files scripts/deps/art.apt scripts/deps/compiler-harness.apt scripts/deps/hotpath.apt
 [ -f "$HUBBLE_CACHE/art/full/debian/out/libart.so.0" ] \
   || hubble_die "no $HUBBLE_CACHE/art/full/debian/out/libart.so.0: stage 31 (art-build --full) must run first"
 t0=$(date +%s)
@@ -35,7 +35,7 @@ HUBBLE_MAX_INSNS="${HUBBLE_MAX_INSNS:-2000000}" HUBBLE_CORPUS_INPUTS="${HUBBLE_C
   nice -n 10 cargo test --locked -p hubble-art-compile \
   -- --include-ignored --nocapture --test-threads 2 > "$log" 2>&1 \
   || { grep -E "^(test |test result|failures|---- )|panicked" "$log" | head -40; hubble_die "compiler harness tests failed (log: $log)"; }
-grep -E "^test result|corpus \((a|b)\)|^  L(Calls|Far);|^far |mutants caught|^JNI stubs|^pool x86_64" "$log"
+grep -E "^test result|corpus \((a|b)\)|^  L(Calls|Far);|^far |mutants caught|^JNI stubs|^pool (x86_64|arm64)" "$log"
 ! grep -q "SKIPPED" "$log" || hubble_die "a compiler harness test skipped"
 grep -q "corpus (a):" "$log" || hubble_die "corpus (a) did not run"
 grep -q "corpus (a) calls:" "$log" || hubble_die "corpus (a)'s call trees did not run"
@@ -45,3 +45,4 @@ grep -q "mutants caught" "$log" || hubble_die "the mutant test did not run"
 grep -q "corpus (b):" "$log" || hubble_die "corpus (b) did not run"
 grep -q "^JNI stubs:" "$log" || hubble_die "the JNI stubs did not run"
 grep -q "^pool x86_64:" "$log" || hubble_die "compiled x86_64 code in pool mode did not run"
+grep -q "^pool arm64:" "$log" || hubble_die "compiled arm64 code in pool mode did not run"

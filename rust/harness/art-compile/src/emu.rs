@@ -21,6 +21,8 @@ use unicorn_engine::{Arch, ArmCpuModel, Prot, RegisterARM, RegisterARM64, Regist
 use crate::abi::{self, Arg};
 use crate::dispatch::{Dispatcher, Linker};
 use crate::output::{Compiled, IsaCode};
+pub use crate::pool::PoolMode;
+use crate::pool::{pool_records, POOL_TAKE_AT};
 use crate::thread;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,6 +85,8 @@ pub struct Run {
     pub out_of_line_run: usize,
     /// Exceptions a compiled catch handler caught during the call, by class.
     pub caught: Vec<String>,
+    /// Many-thread mode ([`Machine::set_pool`]): the blocks the thread's stream spans.
+    pub pool_blocks: usize,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -500,6 +504,8 @@ pub struct Machine {
     dispatcher: Option<Rc<RefCell<Dispatcher>>>,
     /// Where the START record goes (slot index); None: slot 0. See `Machine::set_ring_start`.
     ring_start: Option<usize>,
+    /// Many-thread mode: the ring's mapping holds the pool instead.
+    pool: Option<PoolMode>,
 }
 
 impl Machine {
@@ -523,6 +529,32 @@ impl Machine {
     /// out-of-line half (thumb2: cursor == limit == end; arm64: cursor > limit = end - 8).
     pub fn set_ring_start(&mut self, slot: Option<usize>) {
         self.ring_start = slot;
+    }
+
+    /// Runs the following calls in many-thread mode (arm64 only): the thread as `pool::start`
+    /// leaves it (no block, `begin` = the pool | 1, its tid), the pool in the ring's mapping
+    /// with the header the runtime writes, `pool.take` mapped where `P_TAKE` says; the records
+    /// of a run are its thread's stream, read back as a flush reads the pool.
+    pub fn set_pool(&mut self, pool: PoolMode) -> Result<(), EmuError> {
+        if self.isa != Isa::Arm64 {
+            return Err(EmuError::Args(format!(
+                "{}: no block-end function (many-thread mode is arm64 and x86_64 only)",
+                self.isa.name()
+            )));
+        }
+        if pool.geometry.total_slots() > RING_SLOTS || pool.take.len() > 0x1000 {
+            return Err(EmuError::Args(
+                "the pool or its function is too large".into(),
+            ));
+        }
+        if self.pool.is_none() {
+            uc(self
+                .u
+                .mem_map(POOL_TAKE_AT, 0x1000, Prot::READ | Prot::EXEC))?;
+        }
+        uc(self.u.mem_write(POOL_TAKE_AT, &pool.take))?;
+        self.pool = Some(pool);
+        Ok(())
     }
 
     /// Slots in the ring.
@@ -674,6 +706,7 @@ impl Machine {
             ring_bytes,
             dispatcher,
             ring_start: None,
+            pool: None,
         })
     }
 
@@ -722,16 +755,32 @@ impl Machine {
         let field = |u: &mut Unicorn<'_, ()>, f: usize, v: u64| {
             uc(u.mem_write(l.thread + offs[f], &v.to_le_bytes()[..ptr as usize]))
         };
-        field(u, thread::STOP, 0)?;
-        field(u, thread::LIMIT, limit)?;
-        field(u, thread::BEGIN, l.ring)?;
-        field(u, thread::END, end)?;
-        let start_at = l.ring + 8 * self.ring_start.unwrap_or(0).min(RING_SLOTS - 1) as u64;
-        uc(u.mem_write(
-            start_at,
-            &hubble_format::slot::encode_start(0).to_le_bytes(),
-        ))?;
-        field(u, thread::CURSOR, start_at + 8)?;
+        if let Some(p) = &self.pool {
+            let mut w = hubble_format::pool::PoolWriter::new(Mode::Bits64, p.geometry, l.ring);
+            w.set_take_entry(POOL_TAKE_AT);
+            let header: Vec<u8> = w.slots()[..hubble_format::pool::POOL_HEADER_SLOTS]
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect();
+            uc(u.mem_write(l.ring, &header))?;
+            uc(u.mem_write(l.thread + thread::tid_offset(ptr), &p.tid.to_le_bytes()))?;
+            field(u, thread::STOP, 0)?;
+            field(u, thread::LIMIT, 0)?;
+            field(u, thread::BEGIN, l.ring | 1)?;
+            field(u, thread::END, 0)?;
+            field(u, thread::CURSOR, hubble_format::pool::SEALED)?;
+        } else {
+            field(u, thread::STOP, 0)?;
+            field(u, thread::LIMIT, limit)?;
+            field(u, thread::BEGIN, l.ring)?;
+            field(u, thread::END, end)?;
+            let start_at = l.ring + 8 * self.ring_start.unwrap_or(0).min(RING_SLOTS - 1) as u64;
+            uc(u.mem_write(
+                start_at,
+                &hubble_format::slot::encode_start(0).to_le_bytes(),
+            ))?;
+            field(u, thread::CURSOR, start_at + 8)?;
+        }
 
         // Registers: a recognizable junk pattern everywhere, then the ABI's.
         let (gprs, _) = checked(isa);
@@ -869,9 +918,22 @@ impl Machine {
             Isa::Arm64 => Mode::Bits64,
             Isa::Thumb2 | Isa::X86 => Mode::Bits32,
         };
-        // 0: tracing was turned off (decode_ring says so) rather than an offset below the ring.
-        let offset = if cursor == 0 { 0 } else { cursor - l.ring };
-        let records = crate::decode_ring(&ring, offset, mode).map_err(EmuError::Ring)?;
+        let (records, pool_blocks) = match &self.pool {
+            Some(p) => {
+                let end = uc(u.mem_read_as_vec(l.thread + offs[thread::END], 8))?;
+                let end = u64::from_le_bytes(end.try_into().unwrap());
+                pool_records(&ring, p, l.ring, cursor, end).map_err(EmuError::Ring)?
+            }
+            None => {
+                // 0: tracing was turned off (decode_ring says so) rather than an offset below
+                // the ring.
+                let offset = if cursor == 0 { 0 } else { cursor - l.ring };
+                (
+                    crate::decode_ring(&ring, offset, mode).map_err(EmuError::Ring)?,
+                    0,
+                )
+            }
+        };
         let s = seen.borrow();
         let mut violations = s.violations.clone();
         for o in &s.open {
@@ -892,6 +954,7 @@ impl Machine {
             calls: s.calls.clone(),
             out_of_line_run: s.out_of_line_run,
             caught: s.caught.clone(),
+            pool_blocks,
         })
     }
 }

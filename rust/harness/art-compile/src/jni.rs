@@ -544,6 +544,7 @@ pub fn run_x86_64(
             calls: vec![(true, method), (false, 0)],
             out_of_line_run: 0,
             caught: Vec::new(),
+            pool_blocks: 0,
         },
         after: After {
             left: j.left,

@@ -14,6 +14,7 @@ pub mod jni;
 pub mod link;
 pub mod native;
 pub mod output;
+pub mod pool;
 pub mod runtime;
 pub mod thread;
 mod unwind;
@@ -236,6 +237,8 @@ pub struct Outcome {
     pub calls: Vec<(bool, u64)>,
     /// Exceptions a compiled catch handler caught (emulated ISAs).
     pub caught: Vec<String>,
+    /// Many-thread mode (an arm64 machine after `Machine::set_pool`): blocks the stream spans.
+    pub pool_blocks: usize,
 }
 
 impl Outcome {
@@ -252,6 +255,7 @@ impl Outcome {
             entrypoints_called: r.entrypoints_called,
             calls: r.calls,
             caught: r.caught,
+            pool_blocks: r.pool_blocks,
         }
     }
 }
@@ -336,6 +340,7 @@ fn execute_with(
                 entrypoints_called: Vec::new(),
                 calls: Vec::new(),
                 caught: Vec::new(),
+                pool_blocks: 0,
             })
         }
         other => Err(format!("no executor for {other}")),

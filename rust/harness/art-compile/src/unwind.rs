@@ -76,6 +76,16 @@ pub(crate) fn write_exits(
     }
     let ptr = if isa == Isa::Arm64 { 8usize } else { 4 };
     let offs = thread::hubble_offsets(ptr as u32);
+    // Many-thread mode (`begin` = the pool | 1): the copy below rebases a ring, and the C++
+    // trace point would take pool blocks at emulated addresses. Not modelled: say so.
+    let begin = uc(u.mem_read_as_vec(thread + offs[thread::BEGIN], ptr))?;
+    if begin[0] & 1 != 0 {
+        return Err(EmuError::Args(
+            "an exception unwound compiled frames in many-thread mode, which the harness's \
+             unwinder does not model"
+                .into(),
+        ));
+    }
     let mut host = LowMap::new(ring_bytes as usize)?;
     let emulated = uc(u.mem_read_as_vec(ring, ring_bytes as usize))?;
     host.bytes().copy_from_slice(&emulated);

@@ -8,14 +8,22 @@
 //! in seq order from 0 with none dropped, decoding to exactly an entry of the `ArtMethod*` and
 //! an exit per call; the result and ART's callee-saves must be what the ring-mode run gives.
 //!
-//! arm64 and thumb2 compiled code runs in unicorn with a ring only (docs/many-threads.md, "What
-//! is left"); the A64 emitter's block-end path is proven on its own bytes
-//! (`hotpath-emu/tests/pool_a64.rs`).
+//!
+//! arm64: the same calls and the corpus's call trees (`Calls`, `Far`: invokes dispatched into
+//! the callees' compiled code) in unicorn with the machine in pool mode (`Machine::set_pool`:
+//! `pool_arm64.S` assembled, mapped where `P_TAKE` says): every run's records, read back from
+//! its thread's stream, must equal the call tree the harness observed, and no trace point may
+//! change a register or stack slot outside its declared clobbers (the existing checks). thumb2
+//! and x86 have no block-end function.
 mod common;
 
-use common::{corpus_dex, harness_or_skip};
+use std::rc::Rc;
+
+use common::{compile_both, corpus_dex, harness_or_skip, inputs, oracle, Rng};
+use hubble_art_compile::dispatch::Linker;
+use hubble_art_compile::emu::PoolMode;
 use hubble_art_compile::native::{self, PoolSetup, POOL_BASE};
-use hubble_art_compile::{parse_args, ring_events, FIGURE_CALLS};
+use hubble_art_compile::{check_traced, parse_args, ring_events, Runner, FIGURE_CALLS};
 use hubble_format::pool::{thread_streams, Geometry, PoolWriter, H_CLOSE, POOL_HEADER_SLOTS};
 use hubble_format::ring::{decode, RingView};
 use hubble_format::Mode;
@@ -117,5 +125,99 @@ fn compiled_x86_64_code_in_pool_mode_writes_every_call_into_blocks_it_takes() {
         "pool x86_64: {} corpus calls x {CALLS} in pool mode, both entry widths: {blocks_taken} \
          blocks taken by compiled code, every record in its thread's stream",
         FIGURE_CALLS.len()
+    );
+}
+
+/// Blocks of 4 data slots for a machine that runs one call at a time: a block per record or two.
+const ARM64_GEOMETRY: Geometry = Geometry {
+    blocks: 1024,
+    block_slots: 9,
+    active: 2,
+};
+
+#[test]
+#[ignore = "needs scripts/art-build --compiler: run by tests/stages/32-art-compiler.sh"]
+fn compiled_arm64_code_and_call_trees_in_pool_mode_record_what_the_harness_saw() {
+    let Some(harness) = harness_or_skip() else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("hubble-pool-a64-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let dex = corpus_dex(&dir);
+    let pool = PoolMode {
+        geometry: ARM64_GEOMETRY,
+        take: hubble_hotpath_emu::pool_take_a64().to_vec(),
+        tid: TID,
+    };
+    let (mut runs, mut blocks, mut dispatched, mut unwound) = (0usize, 0usize, 0usize, 0usize);
+    // One call per figure method, then every Calls/Far method on a few inputs.
+    let mut rng = Rng::new(0x504f_4f4c);
+    let linker = Rc::new(Linker::new(&harness, &dex, true, &dir.join("callees")));
+    let mut work: Vec<(String, String, Vec<Vec<hubble_art_compile::Arg>>)> = Vec::new();
+    for (desc, text) in FIGURE_CALLS {
+        let c = harness
+            .compile(&dex, desc, "arm64", true, &dir.join("t.txt"))
+            .unwrap_or_else(|e| panic!("{desc}: {e}"));
+        let args = parse_args(&c.shorty, text).unwrap();
+        work.push((desc.to_string(), c.shorty.clone(), vec![args]));
+    }
+    for (desc, shorty) in oracle::list(&dir, &["Calls", "Far"]) {
+        let args = inputs::inputs(&mut rng, &shorty, 4);
+        work.push((desc, shorty, args));
+    }
+    for (desc, shorty, args_list) in &work {
+        let (traced, _) = compile_both(&harness, &dex, desc, shorty, &dir);
+        let i = traced.isas.iter().position(|c| c.isa == "arm64").unwrap();
+        let mut runner = Runner::linked(&traced, &linker).unwrap();
+        runner.machine(i).unwrap().set_pool(pool.clone()).unwrap();
+        for args in args_list {
+            let o = match runner.run(&traced, i, args) {
+                // An exception that unwinds compiled frames: the harness's unwinder writes
+                // their exits into a ring only, and refuses pool mode by name.
+                Err(e) if e.contains("many-thread mode, which the harness's unwinder") => {
+                    unwound += 1;
+                    continue;
+                }
+                r => r.unwrap_or_else(|e| panic!("{desc} arm64 {args:x?}: {e}")),
+            };
+            let problems = check_traced(&o);
+            assert!(
+                problems.is_empty(),
+                "{desc} arm64 {args:x?} in pool mode: {problems:#?}"
+            );
+            assert!(o.pool_blocks > 0, "{desc}: no block taken");
+            runs += 1;
+            blocks += o.pool_blocks;
+            dispatched += o.calls.iter().filter(|c| c.0).count() - 1;
+        }
+    }
+    // The checks can fail: the function's first instruction (BTI C) made `mov x5, #0`, a
+    // register the trace point does not declare, fails the register check at the entry.
+    let (desc, shorty, args_list) = &work[0];
+    let (traced, _) = compile_both(&harness, &dex, desc, shorty, &dir);
+    let i = traced.isas.iter().position(|c| c.isa == "arm64").unwrap();
+    let mut runner = Runner::linked(&traced, &linker).unwrap();
+    let mut clobbering = pool.clone();
+    assert_eq!(
+        clobbering.take[..4],
+        0xd503_245f_u32.to_le_bytes(),
+        "BTI C first"
+    );
+    clobbering.take[..4].copy_from_slice(&0xd280_0005_u32.to_le_bytes());
+    runner.machine(i).unwrap().set_pool(clobbering).unwrap();
+    let o = runner.run(&traced, i, &args_list[0]).unwrap();
+    let problems = check_traced(&o);
+    assert!(
+        problems.iter().any(|p| p.contains("register 5 changed")),
+        "{desc}: a block-end function writing x5 went unnoticed: {problems:#?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(dispatched > 100, "only {dispatched} dispatched calls");
+    println!(
+        "pool arm64: {runs} runs in pool mode ({dispatched} dispatched calls): {blocks} blocks \
+         taken by compiled code through pool_arm64.S, every record the harness saw in its \
+         thread's stream ({unwound} runs that threw through compiled frames not run: the \
+         harness's unwinder models rings only)"
     );
 }

@@ -62,26 +62,28 @@ pub fn copy_window(
     Ok(keep)
 }
 
-/// The ring's slots as plain integers: borrowed in place (no copy) in the real runtime.
-#[cfg(not(loom))]
+/// The ring's slots as plain integers: borrowed in place (no copy) in the real runtime; read
+/// one by one under loom, whose atomics have no u64 layout.
 fn read_slots(ring: Slots<'_>) -> std::borrow::Cow<'_, [u64]> {
-    // SAFETY: AtomicU64 has u64's layout; the traced thread is stopped (its end position was
-    // acquired) and only this thread touches the ring until it restarts it, so nothing writes
-    // the memory while this shared view exists.
-    let slots =
-        unsafe { std::slice::from_raw_parts(ring.slots.as_ptr().cast::<u64>(), ring.slots.len()) };
-    std::borrow::Cow::Borrowed(slots)
-}
-
-/// Loom's atomics have no u64 layout: read them one by one.
-#[cfg(loom)]
-fn read_slots(ring: Slots<'_>) -> std::borrow::Cow<'_, [u64]> {
-    std::borrow::Cow::Owned(
-        ring.slots
-            .iter()
-            .map(|s| s.load(crate::sync::Ordering::Relaxed))
-            .collect(),
-    )
+    #[cfg(not(loom))]
+    {
+        // SAFETY: AtomicU64 has u64's layout; the traced thread is stopped (its end position
+        // was acquired) and only this thread touches the ring until it restarts it, so nothing
+        // writes the memory while this shared view exists.
+        let slots = unsafe {
+            std::slice::from_raw_parts(ring.slots.as_ptr().cast::<u64>(), ring.slots.len())
+        };
+        std::borrow::Cow::Borrowed(slots)
+    }
+    #[cfg(loom)]
+    {
+        std::borrow::Cow::Owned(
+            ring.slots
+                .iter()
+                .map(|s| s.load(crate::sync::Ordering::Relaxed))
+                .collect(),
+        )
+    }
 }
 
 /// The distinct method pointers of a window: an open-addressing set of nonzero pointers with
@@ -376,6 +378,64 @@ fn tmp_owner_dead(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::AtomicU64;
+
+    use hubble_format::ring::decode;
+    use hubble_format::RingWriter;
+
+    /// `w`'s ring as the runtime holds it, and the records the tools decode from it.
+    fn copied(w: &RingWriter, mode: Mode) -> (Vec<u64>, usize, Vec<Record>, bool) {
+        let atomics: Vec<AtomicU64> = w.slots().iter().map(|&v| AtomicU64::new(v)).collect();
+        let ring = Slots {
+            base: atomics.as_ptr() as usize,
+            slots: &atomics,
+        };
+        let end = w.write_pos_bytes();
+        let mut out = vec![7; 3]; // cleared first
+        let n = copy_window(ring, end as usize, mode, &mut out).unwrap();
+        let view = RingView::new(w.slots(), end, None).unwrap();
+        let dropped = walk_back(&view, mode, |_| {}).unwrap().dropped_half_record;
+        (out, n, decode(&view, mode).unwrap().records, dropped)
+    }
+
+    /// Before the ring wraps the window is every slot written, START first, as written.
+    #[test]
+    fn an_unwrapped_window_is_every_slot_written() {
+        let mut w = RingWriter::new(Mode::Bits64, 64);
+        w.start(1);
+        for k in 0..10 {
+            w.entry(0x7000_0040 + 0x40 * k, 10 + k as u32).unwrap();
+            w.exit(20 + k as u32);
+        }
+        let (out, n, _, _) = copied(&w, Mode::Bits64);
+        let written = (w.write_pos_bytes() / 8) as usize;
+        assert_eq!(n, written);
+        assert_eq!(out, w.slots()[..written]);
+    }
+
+    /// After wraps that leave the second half of a two-slot entry as the oldest slot, the
+    /// window starts after it (the half is not a record) and decodes to what the tools decode
+    /// from the ring itself.
+    #[test]
+    fn a_wrapped_window_leaves_out_the_half_entry_at_its_oldest_end() {
+        let mut seen_half = false;
+        for extra in 0..6 {
+            let mut w = RingWriter::new(Mode::Bits64, 17);
+            w.start(1);
+            for k in 0..(12 + extra) {
+                w.entry(0x7f00_0000_0040 + 0x40 * k, 10 + k as u32).unwrap(); // two slots
+                w.exit(11 + k as u32);
+            }
+            let (out, n, records, dropped) = copied(&w, Mode::Bits64);
+            seen_half |= dropped;
+            assert_eq!(out.len(), n);
+            let got = decode(&RingView::linear(&out), Mode::Bits64)
+                .unwrap()
+                .records;
+            assert_eq!(got, records, "{extra} more calls");
+        }
+        assert!(seen_half, "no run left half an entry at the oldest end");
+    }
 
     /// The open-addressing set agrees with a `HashSet` through several regrowths, with
     /// pointers that collide in their low bits (method pointers are 8- or 16-aligned).

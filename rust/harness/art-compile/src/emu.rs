@@ -922,7 +922,8 @@ impl Machine {
             Some(p) => {
                 let end = uc(u.mem_read_as_vec(l.thread + offs[thread::END], 8))?;
                 let end = u64::from_le_bytes(end.try_into().unwrap());
-                pool_records(&ring, p, l.ring, cursor, end).map_err(EmuError::Ring)?
+                pool_records(&ring, p.geometry, p.tid, l.ring, cursor, end)
+                    .map_err(EmuError::Ring)?
             }
             None => {
                 // 0: tracing was turned off (decode_ring says so) rather than an offset below

@@ -2,6 +2,7 @@
 //! compiled code against a pool (`emu::Machine::set_pool`), and how a run's records are read
 //! back from it, as a flush reads them.
 
+use hubble_format::pool::Geometry;
 use hubble_format::{Mode, Record};
 
 /// Many-thread mode for an arm64 machine (docs/many-threads.md): the pool's shape, the bytes
@@ -10,7 +11,7 @@ use hubble_format::{Mode, Record};
 /// the thread's id.
 #[derive(Clone, Debug)]
 pub struct PoolMode {
-    pub geometry: hubble_format::pool::Geometry,
+    pub geometry: Geometry,
     pub take: Vec<u8>,
     pub tid: u32,
 }
@@ -18,18 +19,21 @@ pub struct PoolMode {
 /// Where an arm64 machine in pool mode has the block-end function (a page below the code).
 pub(crate) const POOL_TAKE_AT: u64 = 0xa_0000;
 
-/// The records of a run in pool mode, read as a flush reads the pool (`ring` holds it): the
-/// block the thread still owns (at `end`) closed at its cursor, then its one stream decoded.
-/// Also the number of blocks it spans.
-pub(crate) fn pool_records(
-    ring: &[u64],
-    p: &PoolMode,
+/// The records of one thread's run in pool mode, read as a flush reads the pool (`image`, at
+/// least the pool's slots, from `base`): the block the thread still owns (at `end`) closed at
+/// its `cursor`, then its stream, which must be the pool's only one, stamped `tid`, its blocks
+/// in seq order from 0, decoded. Also the number of blocks it spans. Used for the emulated
+/// machines (`emu::Machine::set_pool`) and the native x86_64 runs (`native::pool_calls`).
+pub fn pool_records(
+    image: &[u64],
+    geometry: Geometry,
+    tid: u32,
     base: u64,
     cursor: u64,
     end: u64,
 ) -> Result<(Vec<Record>, usize), String> {
     use hubble_format::pool::{thread_streams, H_CLOSE, POOL_HEADER_SLOTS, SEALED};
-    let mut image = ring[..p.geometry.total_slots()].to_vec();
+    let mut image = image[..geometry.total_slots()].to_vec();
     if cursor != SEALED {
         let at = end
             .checked_sub(base)
@@ -38,16 +42,18 @@ pub(crate) fn pool_records(
             .ok_or_else(|| format!("the thread owns no block of the pool (end {end:#x})"))?;
         image[at + H_CLOSE] = cursor;
     }
-    let streams = thread_streams(&image, p.geometry, base).map_err(|e| e.to_string())?;
-    let Some(s) = streams.iter().find(|s| s.tid == p.tid) else {
-        return Ok((Vec::new(), 0));
+    let streams = thread_streams(&image, geometry, base).map_err(|e| e.to_string())?;
+    let s = match streams.as_slice() {
+        [] => return Ok((Vec::new(), 0)),
+        [s] if s.tid == tid => s,
+        [s] => return Err(format!("blocks stamped with tid {}, not {tid}", s.tid)),
+        _ => return Err(format!("{} streams in a one-thread pool", streams.len())),
     };
-    if streams.len() != 1 {
-        return Err(format!("{} streams in a one-thread pool", streams.len()));
-    }
     let seqs: Vec<u32> = s.blocks.iter().map(|b| b.seq).collect();
     if seqs != (0..seqs.len() as u32).collect::<Vec<_>>() {
-        return Err(format!("blocks out of seq order or missing: {seqs:?}"));
+        return Err(format!(
+            "blocks not taken in seq order from 0 (a drop or a lost block): {seqs:?}"
+        ));
     }
     let window = hubble_format::ring::decode(
         &hubble_format::ring::RingView::linear(&s.slots),

@@ -23,9 +23,9 @@ use common::{compile_both, corpus_dex, harness_or_skip, inputs, oracle, Rng};
 use hubble_art_compile::dispatch::Linker;
 use hubble_art_compile::emu::PoolMode;
 use hubble_art_compile::native::{self, PoolSetup, POOL_BASE};
+use hubble_art_compile::pool::pool_records;
 use hubble_art_compile::{check_traced, parse_args, ring_events, Runner, FIGURE_CALLS};
-use hubble_format::pool::{thread_streams, Geometry, PoolWriter, H_CLOSE, POOL_HEADER_SLOTS};
-use hubble_format::ring::{decode, RingView};
+use hubble_format::pool::{Geometry, PoolWriter, POOL_HEADER_SLOTS};
 use hubble_format::Mode;
 
 /// 512 blocks of 4 data slots: a call's records (a two-slot entry and an exit, or a one-slot
@@ -81,40 +81,20 @@ fn compiled_x86_64_code_in_pool_mode_writes_every_call_into_blocks_it_takes() {
                 r.callee_saves_changed, 0,
                 "{desc} {method:#x}: r12-r15 not preserved"
             );
-            // The flush closes the block a thread still owns at its published cursor.
-            let mut image = r.ring[..GEOMETRY.total_slots()].to_vec();
-            let open = ((r.end - POOL_BASE) / 8) as usize;
+            // Read back as a flush reads the pool: one stream of the tid, seqs from 0.
+            let (records, spanned) =
+                pool_records(&r.ring, GEOMETRY, TID, POOL_BASE, r.cursor, r.end)
+                    .unwrap_or_else(|e| panic!("{desc} {method:#x}: {e}"));
             assert!(
-                open >= POOL_HEADER_SLOTS && open < image.len(),
-                "{desc}: the thread owns no block of the pool (end {:#x})",
-                r.end
+                spanned as u64 >= CALLS / 2,
+                "{desc} {method:#x}: only {spanned} blocks for {CALLS} calls"
             );
-            image[open + H_CLOSE] = r.cursor;
-            let streams = thread_streams(&image, GEOMETRY, POOL_BASE)
-                .unwrap_or_else(|e| panic!("{desc} {method:#x}: {e}"));
-            assert_eq!(streams.len(), 1, "{desc}: one thread, one stream");
-            let s = &streams[0];
-            assert_eq!(s.tid, TID, "{desc}: blocks stamped with another tid");
-            let seqs: Vec<u32> = s.blocks.iter().map(|b| b.seq).collect();
-            assert_eq!(
-                seqs,
-                (0..seqs.len() as u32).collect::<Vec<_>>(),
-                "{desc} {method:#x}: blocks not taken in seq order from 0 (a drop or a lost block)"
-            );
-            assert!(
-                s.blocks.len() as u64 >= CALLS / 2,
-                "{desc} {method:#x}: only {} blocks for {CALLS} calls",
-                s.blocks.len()
-            );
-            blocks_taken += s.blocks.len();
-            let window = decode(&RingView::linear(&s.slots), Mode::Bits64).unwrap_or_else(|e| {
-                panic!("{desc} {method:#x}: the stream does not decode: {e:?}")
-            });
+            blocks_taken += spanned;
             let want: Vec<(bool, u64)> = (0..CALLS)
                 .flat_map(|_| [(true, method), (false, 0)])
                 .collect();
             assert_eq!(
-                ring_events(&window.records),
+                ring_events(&records),
                 want,
                 "{desc} {method:#x}: the stream is not an entry and an exit per call"
             );

@@ -24,15 +24,12 @@ art_buildroot_ready || hubble_die "no build root at $ART_BUILDROOT: run scripts/
   || hubble_die "no cxx bridge headers in $full/debian/hubble-include (made by scripts/art-build --full)"
 trap art_umount_all EXIT
 art_lock full   # the --full tree is read; no art-build --full may change it meanwhile
-# The tests link against libart.so.0 as --full linked it: with the Rust runtime inside. A libart
-# relinked by libart.mk's own rule (no HUBBLE_RUNTIME_LIB) lacks every bridge symbol, and each
-# test would fail to link with a page of undefined cxxbridge names; say what is wrong instead.
+# The tests link against libart.so.0 as --full linked and checked it, with the Rust runtime
+# inside; a libart relinked by libart.mk's own rule lacks every bridge symbol, and each test
+# would fail to link with a page of undefined cxxbridge names: say what is wrong instead.
 so="$full/debian/out/libart.so.0"
-bridge="$full/debian/hubble-rust/exported.txt"
-[ -s "$bridge" ] || hubble_die "no $bridge (written by scripts/art-build --full): rebuild with it"
-absent="$(nm -D --defined-only "$so" | awk '{print $NF}' | sort -u | comm -13 - "$bridge" | head -3)"
-[ -z "$absent" ] || hubble_die "$so does not define the Rust runtime's bridge symbols (e.g. ${absent//$'\n'/ }): it was not linked by scripts/art-build --full; run that again"
-so_before="$(stat -c '%s %Y' "$so")"
+art_libart_linked_by_full "$so" \
+  || hubble_die "$so is not the library scripts/art-build --full linked (with the Rust runtime) and checked: run that again"
 out="$ART_CACHE/glue"
 mkdir -p "$out"
 # make compares times, and every checkout's sources are mounted at the same /hubble/glue-src:
@@ -55,7 +52,7 @@ nice -n 10 make -s -j2 -f /hubble/glue-src/glue.mk GLUE_SRC=/hubble/glue-src \
   GLUE_FILES=/hubble/glue-patches/files/runtime GLUE_OUT=/hubble/glue-out glue-tests \
   > /hubble/glue-out/build.log 2>&1 || { grep -E 'error|undefined|\*\*\*' /hubble/glue-out/build.log | head -40; exit 1; }"
 hubble_log "art-glue tests built in $(( $(date +%s) - t0 ))s (log: $out/build.log)"
-[ "$(stat -c '%s %Y' "$so")" = "$so_before" ] \
+art_libart_linked_by_full "$so" \
   || hubble_die "building the glue tests changed $so (tests/art-glue/glue.mk must never remake libart)"
 # Patch 0027 as linked into libart.so (x86_64 here): the first call SignalCatcher::HandleSigQuit
 # makes is hubble::OnSigQuit, before the dump builds its first stream (signal_catcher.cc 117-143),

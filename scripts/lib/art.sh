@@ -68,6 +68,16 @@ eval "$(dpkg-buildflags --export=sh)"
 # Is the build root fully provisioned?
 art_buildroot_ready() { [ -f "$ART_BUILDROOT/.hubble-deps-ok" ]; }
 
+# Whether the libart.so.0 at $1 is the one `scripts/art-build --full` last linked, with the Rust
+# runtime, and checked (every bridge symbol defined): its size and time are those --full wrote
+# to debian/hubble-rust/linked.stamp beside it. Another make that includes libart.mk can relink
+# it without the runtime (HUBBLE_RUNTIME_LIB is --full's alone).
+art_libart_linked_by_full() {
+  local stamp
+  stamp="$(dirname "$1")/../hubble-rust/linked.stamp"
+  [ -f "$1" ] && [ "$(stat -c '%s %Y' "$1")" = "$(cat "$stamp" 2>/dev/null)" ]
+}
+
 ART_MOUNTS=()
 art_mount() {  # art_mount SRC DEST-IN-ROOT [--bind|-t proc]
   local src="$1" dest="$ART_BUILDROOT$2"; shift 2

@@ -195,8 +195,9 @@ class StubTest {
     return t;
   }
   static void DetachCalling() { Thread::self_tls_ = nullptr; }
-  // The thread register at `t` (x86_64: %gs via arch_prctl, thread_x86_64.cc), as Thread::Init
-  // sets it for every thread ART attaches.
+  // The thread register at `t` (x86_64: %gs via arch_prctl, then a read of %gs:THREAD_SELF
+  // checked; runtime/arch/x86_64/thread_x86_64.cc 42-68), as Thread::Init sets it for every
+  // thread ART attaches (thread.cc 977). libart's own function, called, not modelled.
   static void InitCpu(Thread* t) { t->InitCpu(); }
   // ART's name for the thread (what Thread::GetThreadName reads), set as SetCachedThreadName does.
   static void SetName(Thread* t, const char* name) {

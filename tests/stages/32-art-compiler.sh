@@ -8,7 +8,8 @@
 # the decoded ring against the call the harness made; registers and stack across every trace
 # point; call trees (recursion, a 7-frame tree, calls in a loop, an exception 3 frames down)
 # run compiled end to end through the harness's invoke dispatch, the ring against every
-# dispatch and return it observed; a generated method long enough that the trace points'
+# dispatch and return it observed; instance methods on receivers of several classes (instance
+# fields, virtual, direct, super and interface calls) against OpenJDK, fields included; a generated method long enough that the trace points'
 # out-of-line branches cross tens of KiB; corpus (b), ART's own test/*/smali/ methods: every
 # one the harness can build compiled for the four ISAs, run on 20 random inputs, skip reasons
 # counted; exceptions caught by compiled handlers; JNI stubs from ART's JNI compiler (normal,
@@ -35,10 +36,11 @@ HUBBLE_MAX_INSNS="${HUBBLE_MAX_INSNS:-2000000}" HUBBLE_CORPUS_INPUTS="${HUBBLE_C
   nice -n 10 cargo test --locked -p hubble-art-compile \
   -- --include-ignored --nocapture --test-threads 2 > "$log" 2>&1 \
   || { grep -E "^(test |test result|failures|---- )|panicked" "$log" | head -40; hubble_die "compiler harness tests failed (log: $log)"; }
-grep -E "^test result|corpus \((a|b)\)|^  L(Calls|Far);|^far |mutants caught|^JNI stubs|^pool (x86_64|arm64)" "$log"
+grep -E "^test result|corpus \((a|b)\)|^  L(Calls|Far|Shape|Square);|^far |mutants caught|^JNI stubs|^pool (x86_64|arm64)" "$log"
 ! grep -q "SKIPPED" "$log" || hubble_die "a compiler harness test skipped"
 grep -q "corpus (a):" "$log" || hubble_die "corpus (a) did not run"
 grep -q "corpus (a) calls:" "$log" || hubble_die "corpus (a)'s call trees did not run"
+grep -q "corpus (a) objects:" "$log" || hubble_die "corpus (a)'s instance methods did not run"
 grep -q "^far thumb2 (ring wrapping" "$log" || hubble_die "the long method did not run"
 grep -q "^far x86 (ring wrapping" "$log" || hubble_die "the long method did not run on x86"
 grep -q "mutants caught" "$log" || hubble_die "the mutant test did not run"

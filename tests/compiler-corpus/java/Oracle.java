@@ -4,12 +4,19 @@
 //   java Oracle run             stdin lines "CLASS METHOD ARGBITS...", arguments as the hex
 //                               of their bits; prints the result's canonical bits in hex
 //                               (sub-word ints sign/zero-extended to 64 bits, floats' IEEE
-//                               bits), "void", or "throw CLASSNAME"
+//                               bits), "void", or "throw CLASSNAME". An instance method's line
+//                               goes on with "@ RECEIVERCLASS FIELD=BITS...": the receiver, a
+//                               new object of that class with those fields set (the others
+//                               zero); the answer then goes on with " |" and every instance
+//                               field of the receiver after the call, "FIELD=BITS" sorted by
+//                               name (a reference field: 0 if null, else "ref")
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 
@@ -61,6 +68,44 @@ public class Oracle {
     return Long.toHexString(bits);
   }
 
+  // The instance fields of `c` and its superclasses.
+  static ArrayList<Field> fields(Class<?> c) {
+    ArrayList<Field> out = new ArrayList<>();
+    for (; c != null; c = c.getSuperclass()) {
+      for (Field f : c.getDeclaredFields()) {
+        if (Modifier.isStatic(f.getModifiers())) continue;
+        f.setAccessible(true);
+        out.add(f);
+      }
+    }
+    out.sort(Comparator.comparing(Field::getName));
+    return out;
+  }
+
+  static Object receiver(String cls, String[] f, int from) throws Exception {
+    Class<?> c = Class.forName(cls);
+    Object o = c.getDeclaredConstructor().newInstance();
+    ArrayList<Field> all = fields(c);
+    for (int i = from; i < f.length; i++) {
+      String[] kv = f[i].split("=");
+      Field fd = null;
+      for (Field x : all) if (x.getName().equals(kv[0])) fd = x;
+      if (fd == null) throw new NoSuchFieldException(cls + "." + kv[0]);
+      fd.set(o, arg(fd.getType(), Long.parseUnsignedLong(kv[1], 16)));
+    }
+    return o;
+  }
+
+  static String after(Object o) throws Exception {
+    StringBuilder b = new StringBuilder(" |");
+    for (Field f : fields(o.getClass())) {
+      Object v = f.get(o);
+      String bits = shortyOf(f.getType()) == 'L' ? (v == null ? "0" : "ref") : result(v);
+      b.append(' ').append(f.getName()).append('=').append(bits);
+    }
+    return b.toString();
+  }
+
   static Method find(String cls, String name) throws Exception {
     for (Method m : Class.forName(cls).getDeclaredMethods()) {
       if (m.getName().equals(name)) return m;
@@ -100,11 +145,19 @@ public class Oracle {
       Class<?>[] ps = m.getParameterTypes();
       Object[] args = new Object[ps.length];
       for (int i = 0; i < ps.length; i++) args[i] = arg(ps[i], Long.parseUnsignedLong(f[2 + i], 16));
-      try {
-        out.append(result(m.invoke(null, args))).append('\n');
-      } catch (InvocationTargetException e) {
-        out.append("throw ").append(e.getCause().getClass().getName()).append('\n');
+      Object self = null;
+      if (f.length > 2 + ps.length) {
+        if (!f[2 + ps.length].equals("@")) throw new IllegalArgumentException("bad line " + line);
+        self = receiver(f[3 + ps.length], f, 4 + ps.length);
       }
+      m.setAccessible(true);
+      try {
+        out.append(result(m.invoke(self, args)));
+      } catch (InvocationTargetException e) {
+        out.append("throw ").append(e.getCause().getClass().getName());
+      }
+      if (self != null) out.append(after(self));
+      out.append('\n');
     }
     System.out.print(out);
   }

@@ -8,6 +8,8 @@
  * comment says so (docs/compiler-harness.md lists them all).
  *
  *   hubble-compile-method DEX 'LFoo;->bar(II)I' OUT [--isa arm64,thumb2,x86_64,x86] [--no-trace]
+ *   hubble-compile-method DEX --all OUTDIR      every method it can build (index.txt)
+ *   hubble-compile-method DEX --classes OUT     the classes, for the executor's class linker
  *
  * OUT is a text file (format in rust/harness/art-compile/src/output.rs): per ISA, the code
  * bytes, the CodeInfo (stack map) bytes, frame size and spill masks, and the code intervals of
@@ -43,6 +45,7 @@
 #include "dex/dex_file_exception_helpers.h"
 #include "driver/compiler_options.h"
 #include "driver/dex_compilation_unit.h"
+#include "base/locks.h"
 #include "entrypoints/quick/quick_entrypoints_enum.h"
 #include "entrypoints/quick/quick_entrypoints_list.h"  // QUICK_ENTRYPOINT_LIST, again
 #include "handle.h"
@@ -59,6 +62,8 @@
 #include "optimizing/register_allocator.h"
 #include "optimizing/ssa_liveness_analysis.h"
 #include "optimizing/write_barrier_elimination.h"
+#include "gc/heap.h"
+#include "runtime.h"
 #include "stack_map.h"
 #include "thread.h"
 
@@ -81,15 +86,57 @@ class CommonCompilerTestImpl {
   }
 };
 
+// The compiler looks at classes only with the mutator lock held: `ScopedObjectAccess
+// soa(Thread::Current())` in reference_type_propagation.cc, instruction_builder.cc,
+// instruction_simplifier.cc and more, as dex2oat's and the JIT's compiler threads do (they are
+// attached Threads). Typing an instance method's `this`, a reference parameter or an unresolved
+// field's value goes through those. So the harness's one thread is such a Thread, made the way
+// Runtime::Init makes one before any other (Locks::Init, Thread::Startup: runtime.cc) and by
+// libart's own constructor (thread.cc 2456-2487), then made current (Thread::Init does that:
+// InitTid, self_tls_). Thread's constructor reads Runtime::Current()->GetHeap() once (ResetTlab,
+// thread.cc 4592-4594: is the heap sampler on?), so a Runtime made by libart's constructor
+// (runtime.cc 240) with zeroed storage for its heap (HeapSampler::enabled_ false) is installed
+// for that call only: afterwards Runtime::Current() is null again, so the compiler takes no path
+// that a Runtime would choose (IsAotCompiler, the JIT's code cache, boot image spaces).
+// thread.h and runtime.h name StubTest and Dex2oatImageTest as friends for ART's own tests;
+// this program is not linked into libart, and nothing else defines them here.
+class StubTest {
+ public:
+  static Thread* NewThread() { return new Thread(/*daemon=*/false); }
+  static void MakeCurrent(Thread* self) {
+    Thread::self_tls_ = self;
+    self->InitTid();
+  }
+};
+
+class Dex2oatImageTest {
+ public:
+  static void AttachCompilerThread() {
+    Locks::Init();
+    Thread::Startup();
+    Runtime* runtime = new Runtime();
+    runtime->heap_ = static_cast<gc::Heap*>(calloc(1, sizeof(gc::Heap)));
+    Runtime::instance_ = runtime;
+    Thread* self = StubTest::NewThread();
+    Runtime::instance_ = nullptr;
+    StubTest::MakeCurrent(self);
+    CHECK(Thread::Current() == self);
+  }
+};
+
 namespace {
 
 // HandleCache (nodes.h) creates its class-root handles on first use through the class linker
-// (HandleCache::CreateRootHandle, nodes.cc), which needs a Runtime. The only root the harness's
-// corpus reaches is java.lang.Object's, for HNullConstant (HGraph::GetNullConstant: every
-// HTraceExit of a void method returns the null constant). The stand-in: a zeroed object below
-// 4 GiB (compressed references) as that class: not primitive, no superclass, so
-// Class::IsObjectClass() is true, as it is for the real one. The cache's member is private;
-// this is the standard explicit-instantiation access to it (no layout assumed).
+// (HandleCache::CreateRootHandle, nodes.cc), which needs a Runtime. The roots the harness's
+// corpus reaches are java.lang.Object's, for HNullConstant (HGraph::GetNullConstant: every
+// HTraceExit of a void method returns the null constant) and the inexact type of every
+// unresolved reference, and java.lang.Throwable's, the type of the exception a catch-all
+// handler's move-exception loads (RTPVisitor::VisitLoadException). The stand-ins: zeroed
+// objects below 4 GiB (compressed references) as those classes: not primitive, Object with no
+// superclass (so Class::IsObjectClass() is true, as for the real one), Throwable with Object as
+// its superclass (mirror::Class::SuperClassOffset), so that IsAssignableFrom and
+// GetCommonSuperClass answer as they would for the real pair. The cache's members are private;
+// this is the standard explicit-instantiation access to them (no layout assumed).
 template <typename Tag, typename Tag::type kMember>
 struct HubbleMemberAccess {
   friend typename Tag::type HubbleMember(Tag) { return kMember; }
@@ -99,6 +146,12 @@ struct HandleCacheObjectClass {
   friend type HubbleMember(HandleCacheObjectClass);
 };
 template struct HubbleMemberAccess<HandleCacheObjectClass, &HandleCache::object_class_handle_>;
+struct HandleCacheThrowableClass {
+  using type = ReferenceTypeInfo::TypeHandle HandleCache::*;
+  friend type HubbleMember(HandleCacheThrowableClass);
+};
+template struct HubbleMemberAccess<HandleCacheThrowableClass,
+                                   &HandleCache::throwable_class_handle_>;
 
 // Handle's constructor from a raw reference slot is protected (HandleScope makes handles).
 struct StandInClassHandle : ReferenceTypeInfo::TypeHandle {
@@ -106,16 +159,33 @@ struct StandInClassHandle : ReferenceTypeInfo::TypeHandle {
       : ReferenceTypeInfo::TypeHandle(slot) {}
 };
 
-void InstallObjectClassStandIn(HGraph* graph) {
-  static StackReference<mirror::Object>* slot = [] {
-    void* page = mmap(nullptr, kPageSize, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
-    CHECK(page != MAP_FAILED);
+void InstallClassRootStandIns(HGraph* graph) {
+  // One page below 4 GiB: Object's class at its start, Throwable's in its second half.
+  static uint8_t* page = [] {
+    void* p = mmap(nullptr, kPageSize, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+    CHECK(p != MAP_FAILED);
+    return static_cast<uint8_t*>(p);
+  }();
+  static StackReference<mirror::Object>* object_slot = [] {
     auto* ref = new StackReference<mirror::Object>();
     ref->Assign(reinterpret_cast<mirror::Object*>(page));
     return ref;
   }();
-  graph->GetHandleCache()->*HubbleMember(HandleCacheObjectClass()) = StandInClassHandle(slot);
+  static StackReference<mirror::Object>* throwable_slot = [] {
+    uint8_t* throwable = page + kPageSize / 2;
+    static_assert(kPageSize / 2 >= sizeof(mirror::Class));
+    // super_class_ is a HeapReference<Class>: the compressed (32-bit) address of Object's.
+    const uint32_t object_ref = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(page));
+    memcpy(throwable + mirror::Class::SuperClassOffset().Uint32Value(), &object_ref,
+           sizeof(object_ref));
+    auto* ref = new StackReference<mirror::Object>();
+    ref->Assign(reinterpret_cast<mirror::Object*>(throwable));
+    return ref;
+  }();
+  HandleCache* cache = graph->GetHandleCache();
+  cache->*HubbleMember(HandleCacheObjectClass()) = StandInClassHandle(object_slot);
+  cache->*HubbleMember(HandleCacheThrowableClass()) = StandInClassHandle(throwable_slot);
 }
 
 // codegen_test_utils.h InternalCodeAllocator.
@@ -418,7 +488,7 @@ bool CompileFor(const Target& target,
                                           /*dead_reference_safe=*/false,
                                           /*debuggable=*/false,
                                           CompilationKind::kOptimized);
-  InstallObjectClassStandIn(graph);
+  InstallClassRootStandIns(graph);
   std::unique_ptr<CodeGenerator> codegen = CodeGenerator::Create(graph, *options);
   if (codegen == nullptr) {
     *why = "no code generator";
@@ -438,6 +508,28 @@ bool CompileFor(const Target& target,
   RunOptimizations(graph, codegen.get(), unit);
   WriteBarrierElimination(graph, /*stats=*/nullptr).Run();
   AllocateRegisters(graph, codegen.get());
+  // The moves register allocation inserted (HParallelMove: spills, reloads, moves at block
+  // boundaries and around calls), and how many of them read or write a stack slot: what the
+  // trace nodes cost in moves is the traced count minus the untraced one.
+  size_t moves = 0;
+  size_t stack_moves = 0;
+  for (HBasicBlock* block : graph->GetBlocks()) {
+    if (block == nullptr) continue;
+    for (HInstructionIterator it(block->GetInstructions()); !it.Done(); it.Advance()) {
+      if (!it.Current()->IsParallelMove()) continue;
+      HParallelMove* parallel_move = it.Current()->AsParallelMove();
+      for (size_t i = 0; i < parallel_move->NumMoves(); ++i) {
+        const MoveOperands* move = parallel_move->MoveOperandsAt(i);
+        ++moves;
+        const Location from = move->GetSource();
+        const Location to = move->GetDestination();
+        if (from.IsStackSlot() || from.IsDoubleStackSlot() || from.IsSIMDStackSlot() ||
+            to.IsStackSlot() || to.IsDoubleStackSlot() || to.IsSIMDStackSlot()) {
+          ++stack_moves;
+        }
+      }
+    }
+  }
 
   // The code generator records each instruction's and each slow path's code interval when it
   // has a DisassemblyInformation (what --dump-cfg's disassembly uses).
@@ -453,6 +545,14 @@ bool CompileFor(const Target& target,
   out << "core_spill_mask " << codegen->GetCoreSpillMask() << "\n";
   out << "fp_spill_mask " << codegen->GetFpuSpillMask() << "\n";
   out << "trace_nodes_removed " << removed << "\n";
+  out << "moves " << moves << " " << stack_moves << "\n";
+  // Where a catch handler's move-exception reads the pending exception (HLoadException:
+  // Thread::ExceptionOffset) and HClearException clears it.
+  out << "exception_offset "
+      << (Is64BitInstructionSet(target.isa)
+              ? Thread::ExceptionOffset<PointerSize::k64>().Int32Value()
+              : Thread::ExceptionOffset<PointerSize::k32>().Int32Value())
+      << "\n";
   out << "frame_entry " << intervals.GetFrameEntryInterval().start << " "
       << intervals.GetFrameEntryInterval().end << "\n";
   // Trace points in block order (linear order, as the code generator emits them).
@@ -653,6 +753,26 @@ int CompileMethodTo(const DexFile& dex_file,
     out << "invoke " << pair.DexPc() << " " << insn.Name() << " " << callee_idx << " "
         << Descriptor(dex_file, callee_idx) << "\n";
   }
+  // Where a move-exception is: a catch handler that begins with one keeps the exception
+  // pending for it to load; the exception handler clears any other's (CatchBlockStackVisitor,
+  // quick_exception_handler.cc: clear_exception_).
+  for (const DexInstructionPcPair& pair : CodeItemInstructionAccessor(dex_file, code_item)) {
+    if (pair.Inst().Opcode() == Instruction::MOVE_EXCEPTION) {
+      out << "move_exception " << pair.DexPc() << "\n";
+    }
+  }
+  // The instance fields its iget/iput instructions name: with no class linker they are built
+  // unresolved (HUnresolvedInstanceField{Get,Set}: the runtime's field entrypoints, given the
+  // dex field index, artGet32InstanceFromCompiledCode & co.), so the executor's double of those
+  // entrypoints needs the index's declaring class, name and type (FindFieldFromCode).
+  for (const DexInstructionPcPair& pair : CodeItemInstructionAccessor(dex_file, code_item)) {
+    const Instruction& insn = pair.Inst();
+    if (insn.Opcode() < Instruction::IGET || insn.Opcode() > Instruction::IPUT_SHORT) continue;
+    const uint32_t field_idx = insn.VRegC_22c();
+    const dex::FieldId& field = dex_file.GetFieldId(field_idx);
+    out << "field " << field_idx << " " << dex_file.GetFieldDeclaringClassDescriptor(field) << " "
+        << dex_file.GetFieldName(field) << " " << dex_file.GetFieldTypeDescriptor(field) << "\n";
+  }
   std::stringstream list(isas);
   std::string isa_name;
   while (std::getline(list, isa_name, ',')) {
@@ -683,7 +803,9 @@ int CompileMethodTo(const DexFile& dex_file,
 const char* NeedsRuntime(const DexFile& dex_file, const ClassAccessor::Method& method,
                          std::string* detail) {
   if (method.GetCodeItem() == nullptr) return "no code (abstract or native)";
-  if ((method.GetAccessFlags() & kAccStatic) == 0) return "instance method (needs a receiver)";
+  // Instance methods are compiled: `this` is typed as an unresolved class would be
+  // (stand-in-reference_type_propagation.patch) and the executor passes an object of the
+  // declaring class (rust/harness/art-compile/src/heap.rs).
   const char* shorty = dex_file.GetMethodShorty(dex_file.GetMethodId(method.GetIndex()));
   if (strchr(shorty, 'L') != nullptr) return "reference parameter or result (needs objects)";
   for (const DexInstructionPcPair& pair :
@@ -692,14 +814,37 @@ const char* NeedsRuntime(const DexFile& dex_file, const ClassAccessor::Method& m
     Instruction::IndexType index = Instruction::IndexTypeOf(insn.Opcode());
     bool needs = index != Instruction::kIndexNone && index != Instruction::kIndexUnknown;
     switch (insn.Opcode()) {
-      // Built unresolved (resolve-method-stand-in.patch) and dispatched by the executor into
+      // Built unresolved (stand-in-instruction_builder.patch) and dispatched by the executor into
       // the callee's compiled code (rust/harness/art-compile/src/dispatch.rs).
       case Instruction::INVOKE_STATIC:
       case Instruction::INVOKE_STATIC_RANGE:
+      case Instruction::INVOKE_DIRECT:
+      case Instruction::INVOKE_DIRECT_RANGE:
+      case Instruction::INVOKE_VIRTUAL:
+      case Instruction::INVOKE_VIRTUAL_RANGE:
+      case Instruction::INVOKE_SUPER:
+      case Instruction::INVOKE_SUPER_RANGE:
+      case Instruction::INVOKE_INTERFACE:
+      case Instruction::INVOKE_INTERFACE_RANGE:
         needs = false;
         break;
+      // Built unresolved too (stand-in-instruction_builder.patch: ResolveField resolves none)
+      // and run through the executor's double of the field entrypoints (src/heap.rs).
+      case Instruction::IGET: case Instruction::IGET_WIDE: case Instruction::IGET_OBJECT:
+      case Instruction::IGET_BOOLEAN: case Instruction::IGET_BYTE: case Instruction::IGET_CHAR:
+      case Instruction::IGET_SHORT:
+      case Instruction::IPUT: case Instruction::IPUT_WIDE: case Instruction::IPUT_OBJECT:
+      case Instruction::IPUT_BOOLEAN: case Instruction::IPUT_BYTE: case Instruction::IPUT_CHAR:
+      case Instruction::IPUT_SHORT:
+        needs = false;
+        break;
+      // move-exception loads the pending exception from the Thread and clears it; throw calls
+      // pDeliverException with an exception object: the executor's exceptions are objects of
+      // its heap (src/heap.rs), delivered by src/catch.rs.
       case Instruction::THROW:
       case Instruction::MOVE_EXCEPTION:
+        needs = false;
+        break;
       case Instruction::MONITOR_ENTER:
       case Instruction::MONITOR_EXIT:
       case Instruction::ARRAY_LENGTH:
@@ -791,10 +936,45 @@ int CompileAll(const std::vector<std::unique_ptr<const DexFile>>& dex_files,
   return WriteWhole(index.str(), (out_dir + "/index.txt").c_str()) ? 0 : 2;
 }
 
+// --classes OUT: every class the dex defines, its superclass, interfaces, instance fields and
+// methods, for the executor's class linker double (src/heap.rs): what ClassLinker::LoadClass and
+// LinkClass read from the class_def and class_data (field order as the dex lists it: the
+// executor's object layout is its own, since every field access here goes through the runtime).
+int ListClasses(const std::vector<std::unique_ptr<const DexFile>>& dex_files,
+                const char* out_path) {
+  std::ostringstream out;
+  for (const std::unique_ptr<const DexFile>& dex_file : dex_files) {
+    for (ClassAccessor klass : dex_file->GetClasses()) {
+      const dex::ClassDef& def = klass.GetClassDef();
+      out << "class " << klass.GetDescriptor() << " "
+          << (def.superclass_idx_.IsValid() ? dex_file->StringByTypeIdx(def.superclass_idx_)
+                                            : "-")
+          << " " << def.access_flags_ << "\n";
+      if (const dex::TypeList* interfaces = dex_file->GetInterfacesList(def)) {
+        for (size_t i = 0; i < interfaces->Size(); ++i) {
+          out << "implements " << dex_file->StringByTypeIdx(interfaces->GetTypeItem(i).type_idx_)
+              << "\n";
+        }
+      }
+      for (const ClassAccessor::Field& field : klass.GetInstanceFields()) {
+        const dex::FieldId& id = dex_file->GetFieldId(field.GetIndex());
+        out << "ifield " << dex_file->GetFieldName(id) << " "
+            << dex_file->GetFieldTypeDescriptor(id) << "\n";
+      }
+      for (const ClassAccessor::Method& method : klass.GetMethods()) {
+        out << "method " << method.GetAccessFlags() << " "
+            << Descriptor(*dex_file, method.GetIndex()) << "\n";
+      }
+    }
+  }
+  return WriteWhole(out.str(), out_path) ? 0 : 2;
+}
+
 int Usage() {
   fprintf(stderr,
           "usage: hubble-compile-method DEX 'LFoo;->bar(II)I' OUT [--isa LIST] [--no-trace]\n"
-          "       hubble-compile-method DEX --all OUTDIR\n");
+          "       hubble-compile-method DEX --all OUTDIR\n"
+          "       hubble-compile-method DEX --classes OUT\n");
   return 2;
 }
 
@@ -819,6 +999,7 @@ int main(int argc, char** argv) {
     }
   }
   MemMap::Init();
+  Dex2oatImageTest::AttachCompilerThread();
 
   std::string error_msg;
   std::vector<std::unique_ptr<const DexFile>> dex_files;
@@ -828,6 +1009,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (wanted == "--all") return CompileAll(dex_files, out_path);
+  if (wanted == "--classes") return ListClasses(dex_files, out_path);
   for (const std::unique_ptr<const DexFile>& dex_file : dex_files) {
     for (ClassAccessor klass : dex_file->GetClasses()) {
       for (const ClassAccessor::Method& method : klass.GetMethods()) {

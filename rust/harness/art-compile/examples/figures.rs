@@ -1,6 +1,7 @@
 //! Prints docs/performance.md's compiler-harness table: per corpus method and ISA, the code
 //! size with and without the trace nodes (bytes, %), and the instructions one call executes
-//! in unicorn (arm64, thumb2, x86) with and without, for the arguments given per method below.
+//! in unicorn (arm64, thumb2, x86) with and without, for the arguments given per method below;
+//! and the register allocator's moves (all, and those to or from a stack slot) with and without.
 //!
 //!   cargo run -p hubble-art-compile --example figures -- DEX
 //!
@@ -17,8 +18,8 @@ fn main() -> anyhow::Result<()> {
     );
     let h = Harness::locate()?;
     let tmp = std::env::temp_dir();
-    println!("| method | ISA | code bytes traced / untraced | + | instructions per call traced / untraced | + |");
-    println!("|---|---|---|---|---|---|");
+    println!("| method | ISA | code bytes traced / untraced | + | instructions per call traced / untraced | + | moves traced / untraced (to or from the stack) |");
+    println!("|---|---|---|---|---|---|---|");
     for (m, a) in FIGURE_CALLS {
         let t = h.compile(
             &dex,
@@ -54,8 +55,8 @@ fn main() -> anyhow::Result<()> {
                 _ => "native: not counted (benches/x86_64_overhead.rs times it) | –".to_string(),
             };
             println!(
-                "| `{m}`({a}) | {} | {bt} / {bu} | {pct:+.0}% | {ins} |",
-                ct.isa
+                "| `{m}`({a}) | {} | {bt} / {bu} | {pct:+.0}% | {ins} | {} / {} ({} / {}) |",
+                ct.isa, ct.moves.0, cu.moves.0, ct.moves.1, cu.moves.1
             );
         }
     }

@@ -34,13 +34,21 @@ pub(crate) struct FrameCode {
     pub(crate) pc_map: Vec<PcMap>,
     pub(crate) dex_regs: Vec<DexRegs>,
     pub(crate) tries: Vec<TryItem>,
+    pub(crate) move_exceptions: Vec<u32>,
 }
 
 /// Where delivery ends.
 pub(crate) enum Delivery {
     /// Caught by frame `depth` (0: the innermost): the frames inside it are popped; execution
-    /// continues at `pc` with `sp`.
-    Caught { depth: usize, sp: u64, pc: u64 },
+    /// continues at `pc` with `sp`. `keep`: the handler begins with move-exception, so the
+    /// exception stays pending for it (ArtMethod::FindCatchBlock's `has_no_move_exception`,
+    /// art_method.cc:356; FindCatch clears it otherwise, quick_exception_handler.cc:254-257).
+    Caught {
+        depth: usize,
+        sp: u64,
+        pc: u64,
+        keep: bool,
+    },
     /// No compiled frame catches it: every frame is popped.
     Uncaught,
 }
@@ -60,7 +68,9 @@ fn superclasses(exception: &str) -> Vec<String> {
             "java.lang.Exception",
             "java.lang.Throwable",
         ],
-        "java.lang.NoSuchMethodError" => &[
+        "java.lang.NoSuchMethodError"
+        | "java.lang.NoSuchFieldError"
+        | "java.lang.AbstractMethodError" => &[
             "java.lang.IncompatibleClassChangeError",
             "java.lang.LinkageError",
             "java.lang.Error",
@@ -251,6 +261,7 @@ pub(crate) fn deliver(
             depth,
             sp,
             pc: target,
+            keep: m.move_exceptions.contains(&handler),
         });
     }
     Ok(Delivery::Uncaught)

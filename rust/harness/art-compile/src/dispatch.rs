@@ -20,6 +20,14 @@
 //! source); `Linker` is the class linker's part (`ClassLinker::ResolveMethod`) and the compiler's
 //! (the callee's code, compiled once per method by the same patched compiler).
 //!
+//! Calls on objects (`invoke-direct`, `-virtual`, `-super`, `-interface`) are built unresolved
+//! the same way and reach the other four trampolines (`GenerateInvokeUnresolvedRuntimeCall`'s
+//! switch on the invoke type), with the receiver in the second argument register; the method
+//! they continue in is chosen as `FindMethodToCall<type>` chooses it (entrypoint_utils-inl.h),
+//! from the receiver's class in the harness's class linker (`crate::heap`). Instance field
+//! accesses, built unresolved too, reach the field entrypoints, done here against the same
+//! class linker and heap (`Dispatcher::field`).
+//!
 //! What differs from a device: see docs/compiler-harness.md ("Invoke dispatch").
 
 use std::cell::{Cell, RefCell};
@@ -30,8 +38,44 @@ use std::rc::Rc;
 use unicorn_engine::{RegisterARM, RegisterARM64, RegisterX86, Unicorn};
 
 use crate::emu::{self, CodeMap, Frame, Isa, Layout, Seen};
-use crate::output::{Compiled, Invoke, IsaCode, PcMap};
+use crate::heap::{self, Classes, LookupError};
+use crate::output::{Compiled, FieldRef, Invoke, IsaCode, PcMap};
 use crate::{Harness, HarnessError};
+
+/// The invoke type a trampoline stands for (runtime/invoke_type.h).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InvokeKind {
+    Static,
+    Direct,
+    Virtual,
+    Super,
+    Interface,
+}
+
+impl InvokeKind {
+    /// The kind of the `p<Kind>TrampolineWithAccessCheck` entrypoint `name` (without the `p`).
+    pub fn of_entrypoint(name: &str) -> Option<InvokeKind> {
+        Some(match name {
+            "InvokeStaticTrampolineWithAccessCheck" => InvokeKind::Static,
+            "InvokeDirectTrampolineWithAccessCheck" => InvokeKind::Direct,
+            "InvokeVirtualTrampolineWithAccessCheck" => InvokeKind::Virtual,
+            "InvokeSuperTrampolineWithAccessCheck" => InvokeKind::Super,
+            "InvokeInterfaceTrampolineWithAccessCheck" => InvokeKind::Interface,
+            _ => return None,
+        })
+    }
+
+    /// The dex opcode's name without `/range` (`Instruction::Name`).
+    fn opcode(self) -> &'static str {
+        match self {
+            InvokeKind::Static => "invoke-static",
+            InvokeKind::Direct => "invoke-direct",
+            InvokeKind::Virtual => "invoke-virtual",
+            InvokeKind::Super => "invoke-super",
+            InvokeKind::Interface => "invoke-interface",
+        }
+    }
+}
 
 /// Why a method could not be resolved or compiled.
 #[derive(Clone, Debug, thiserror::Error)]
@@ -53,6 +97,7 @@ pub struct Linker {
     dir: PathBuf,
     methods: RefCell<HashMap<String, Result<Rc<Compiled>, LinkError>>>,
     compiles: Cell<usize>,
+    classes: RefCell<Option<Result<Rc<Classes>, String>>>,
 }
 
 impl Linker {
@@ -66,7 +111,25 @@ impl Linker {
             dir: dir.to_path_buf(),
             methods: RefCell::new(HashMap::new()),
             compiles: Cell::new(0),
+            classes: RefCell::new(None),
         }
+    }
+
+    /// The dex's classes (`hubble-compile-method --classes`, read once).
+    pub fn classes(&self) -> Result<Rc<Classes>, String> {
+        if let Some(r) = self.classes.borrow().as_ref() {
+            return r.clone();
+        }
+        let r = std::fs::create_dir_all(&self.dir)
+            .map_err(|e| e.to_string())
+            .and_then(|()| {
+                self.harness
+                    .classes(&self.dex, &self.dir.join("classes.txt"))
+                    .map(Rc::new)
+                    .map_err(|e| e.to_string())
+            });
+        *self.classes.borrow_mut() = Some(r.clone());
+        r
     }
 
     pub fn traced(&self) -> bool {
@@ -123,6 +186,7 @@ struct Loaded {
     len: u64,
     pc_map: Vec<PcMap>,
     invokes: Vec<Invoke>,
+    fields: Vec<FieldRef>,
 }
 
 /// Distance between the `ArtMethod*` values the harness gives the loaded methods.
@@ -175,6 +239,7 @@ impl Dispatcher {
                 len: code.code.len() as u64,
                 pc_map: code.pc_map.clone(),
                 invokes: c.invokes.clone(),
+                fields: c.fields.clone(),
             }],
             by_descriptor,
             arena_next: l.arena,
@@ -202,15 +267,20 @@ impl Dispatcher {
         self.methods[k].start | u64::from(self.isa == Isa::Thumb2)
     }
 
+    /// The dex's classes (the linker's).
+    pub(crate) fn classes(&self) -> Result<Rc<Classes>, String> {
+        self.linker.classes()
+    }
+
     /// Descriptors of the loaded methods, in load order (the method called first).
     pub(crate) fn loaded(&self) -> Vec<String> {
         self.methods.iter().map(|m| m.descriptor.clone()).collect()
     }
 
-    /// The compiled code called `pInvokeStaticTrampolineWithAccessCheck`: do what
-    /// `art_quick_invoke_static_trampoline_with_access_check` does, and record the dispatch.
-    pub(crate) fn invoke_static(&mut self, u: &mut Unicorn<'_, ()>, s: &mut Seen) {
-        match self.trampoline(u) {
+    /// The compiled code called `p<Kind>TrampolineWithAccessCheck`: do what
+    /// `art_quick_invoke_<kind>_trampoline_with_access_check` does, and record the dispatch.
+    pub(crate) fn invoke(&mut self, u: &mut Unicorn<'_, ()>, s: &mut Seen, kind: InvokeKind) {
+        match self.trampoline(u, kind) {
             Ok(frame) => {
                 s.calls.push((true, frame.1));
                 s.frames.push(frame.0);
@@ -228,33 +298,40 @@ impl Dispatcher {
 
     /// INVOKE_TRAMPOLINE_BODY (ART 14: runtime/arch/arm64/quick_entrypoints_arm64.S:365-381,
     /// runtime/arch/arm/quick_entrypoints_arm.S:352-365), line by line; returns the frame it entered and the callee's `ArtMethod*`.
-    fn trampoline(&mut self, u: &mut Unicorn<'_, ()>) -> Result<(Frame, u64), Failure> {
+    fn trampoline(
+        &mut self,
+        u: &mut Unicorn<'_, ()>,
+        kind: InvokeKind,
+    ) -> Result<(Frame, u64), Failure> {
         let isa = self.isa;
         let reg = |u: &Unicorn<'_, ()>, r: i32| u.reg_read(r).unwrap_or(0);
         if isa == Isa::X86 {
-            return self.trampoline_x86(u);
+            return self.trampoline_x86(u, kind);
         }
-        let (r0, sp_reg, lr_reg) = match isa {
+        let (r0, r1, sp_reg, lr_reg) = match isa {
             Isa::Arm64 => (
                 RegisterARM64::X0 as i32,
+                RegisterARM64::X1 as i32,
                 RegisterARM64::SP as i32,
                 RegisterARM64::X30 as i32,
             ),
             Isa::Thumb2 | Isa::X86 /* x86 returned above */ => (
                 RegisterARM::R0 as i32,
+                RegisterARM::R1 as i32,
                 RegisterARM::SP as i32,
                 RegisterARM::LR as i32,
             ),
         };
         // SETUP_SAVE_REFS_AND_ARGS_FRAME: saves the argument registers (arm64 x1-x7, d0-d7;
         // arm r1-r3, s0-s15), the callee saves and lr; `mov x2, xSELF` / `mov r2, rSELF`;
-        // `mov x3, sp` / `mov r3, sp`; `bl artInvokeStaticTrampolineWithAccessCheck`
-        // (method_idx = w0/r0, this = x1/r1, ignored for static: artInvokeCommon<kStatic> gets
-        // nullptr).
+        // `mov x3, sp` / `mov r3, sp`; `bl art<Kind>TrampolineWithAccessCheck` (method_idx =
+        // w0/r0, this = w1/r1, a 32-bit heap reference; artInvokeCommon<kStatic> ignores it).
         let method_idx = reg(u, r0) as u32;
+        let this = reg(u, r1) & 0xffff_ffff;
         let caller_sp = reg(u, sp_reg);
         let caller_pc = reg(u, lr_reg);
-        let (method, code) = self.art_invoke_common(u, method_idx, caller_sp, caller_pc)?;
+        let (method, code) =
+            self.art_invoke_common(u, kind, method_idx, this, caller_sp, caller_pc)?;
         // `mov xIP0, x1` / `mov r12, r1`: the code; RESTORE_SAVE_REFS_AND_ARGS_FRAME restores
         // the arguments, callee saves and lr (unchanged here: the double pushed nothing);
         // what the C++ call may have changed and the frame does not restore is overwritten
@@ -294,7 +371,11 @@ impl Dispatcher {
 
     /// INVOKE_TRAMPOLINE_BODY on x86 (ART 14: runtime/arch/x86/quick_entrypoints_x86.S:333-373),
     /// line by line; returns the frame it entered and the callee's `ArtMethod*`.
-    fn trampoline_x86(&mut self, u: &mut Unicorn<'_, ()>) -> Result<(Frame, u64), Failure> {
+    fn trampoline_x86(
+        &mut self,
+        u: &mut Unicorn<'_, ()>,
+        kind: InvokeKind,
+    ) -> Result<(Frame, u64), Failure> {
         // `call fs:[offset]` (CodeGeneratorX86::GenerateInvokeRuntime) pushed the return
         // address: [esp] is the caller's pc, esp + 4 its sp at the call.
         let esp = u.reg_read(RegisterX86::ESP).unwrap_or(0);
@@ -305,9 +386,11 @@ impl Dispatcher {
         // SETUP_SAVE_REFS_AND_ARGS_FRAME ebx (:58-67: pushes EDI ESI EBP EBX EDX ECX, XMM0-3
         // and the runtime method, FRAME_SIZE_SAVE_REFS_AND_ARGS = 64 with the return
         // address); `PUSH edx` (sp), `pushl %fs:THREAD_SELF_OFFSET`, `PUSH ecx` (this, ignored
-        // for static), `PUSH eax` (method_idx); `call artInvokeStaticTrampolineWithAccessCheck`.
+        // for static), `PUSH eax` (method_idx); `call art<Kind>TrampolineWithAccessCheck`.
         let method_idx = u.reg_read(RegisterX86::EAX).unwrap_or(0) as u32;
-        let (method, code) = self.art_invoke_common(u, method_idx, caller_sp, caller_pc)?;
+        let this = u.reg_read(RegisterX86::ECX).unwrap_or(0) & 0xffff_ffff;
+        let (method, code) =
+            self.art_invoke_common(u, kind, method_idx, this, caller_sp, caller_pc)?;
         // The C++ call returns the method in EAX and the code in EDX (`movl %edx, %edi`); the
         // frame's pops restore XMM0-3 (:349-352), ECX EDX EBX (arguments), EBP ESI and EDI
         // (callee saves): all unchanged here, as the double pushed nothing. What the C call
@@ -331,12 +414,15 @@ impl Dispatcher {
         ))
     }
 
-    /// artInvokeStaticTrampolineWithAccessCheck → artInvokeCommon<kStatic>
-    /// (ART 14: runtime/entrypoints/quick/quick_trampoline_entrypoints.cc:2176 → 2094): returns (method, code), as GetTwoWordSuccessValue.
+    /// art<Kind>TrampolineWithAccessCheck → artInvokeCommon<type>
+    /// (ART 14: runtime/entrypoints/quick/quick_trampoline_entrypoints.cc:2164-2196 → 2094):
+    /// returns (method, code), as GetTwoWordSuccessValue.
     fn art_invoke_common(
         &mut self,
         u: &mut Unicorn<'_, ()>,
+        kind: InvokeKind,
         method_idx: u32,
+        this: u64,
         caller_sp: u64,
         caller_pc: u64,
     ) -> Result<(u64, u64), Failure> {
@@ -400,9 +486,10 @@ impl Dispatcher {
                 ))
             })?
             .clone();
-        if instr.opcode != "invoke-static" && instr.opcode != "invoke-static/range" {
+        if instr.opcode.trim_end_matches("/range") != kind.opcode() {
             return Err(Failure::Error(format!(
-                "the static invoke trampoline was called for {} at dex pc {dex_pc}",
+                "the {} trampoline was called for {} at dex pc {dex_pc}",
+                kind.opcode(),
                 instr.opcode
             )));
         }
@@ -416,12 +503,18 @@ impl Dispatcher {
                 instr.method_idx
             )));
         }
-        // FindMethodToCall<kStatic>(self, caller_method, &this_object, instr, ...)
-        // (entrypoint_utils-inl.h): the thread's interpreter cache is empty here, so
+        // FindMethodToCall<type>(self, caller_method, &this_object, instr, ...)
+        // (entrypoint_utils-inl.h:516-604): the thread's interpreter cache is empty here, so
         // NterpGetMethod → ClassLinker::ResolveMethod<kCheckICCEAndIAE>(inst.VRegB(), caller,
-        // kStatic): the Linker; a failure is a pending exception (GetTwoWordFailureValue, then
-        // DELIVER_PENDING_EXCEPTION).
-        let callee = match self.linker.resolve(&instr.callee) {
+        // type); for calls on objects, the method the receiver's class gives (`select`); a
+        // failure is a pending exception (GetTwoWordFailureValue, then DELIVER_PENDING_EXCEPTION).
+        let target = if kind == InvokeKind::Static {
+            instr.callee.clone()
+        } else {
+            let caller_class = heap::class_of_descriptor(&m.descriptor).to_string();
+            self.select(u, kind, &instr.callee, &caller_class, this)?
+        };
+        let callee = match self.linker.resolve(&target) {
             Ok(c) => c,
             Err(LinkError::NoSuchMethod(_)) => {
                 return Err(Failure::Threw("java.lang.NoSuchMethodError".into()))
@@ -436,8 +529,9 @@ impl Dispatcher {
                 callee.method
             )));
         }
-        // CheckIncompatibleClassChange(kStatic): a static invoke of an instance method.
-        if !callee.is_static {
+        // CheckIncompatibleClassChange(type): a static invoke of an instance method, or a call
+        // on an object of a static method.
+        if callee.is_static != (kind == InvokeKind::Static) {
             return Err(Failure::Threw(
                 "java.lang.IncompatibleClassChangeError".into(),
             ));
@@ -446,6 +540,211 @@ impl Dispatcher {
         // const void* code = method->GetEntryPointFromQuickCompiledCode();
         // return GetTwoWordSuccessValue(code, method);
         Ok((self.art_method(k), self.entry_point(k)))
+    }
+
+    /// The method a call on `this` runs, as FindMethodToCall<type> (entrypoint_utils-inl.h,
+    /// ART 14) picks it after NterpGetMethod resolved the named one: a null receiver throws
+    /// NullPointerException (after resolution, :541-555); kDirect runs the resolved method;
+    /// kVirtual the receiver class's vtable entry (:593-595); kSuper the entry of the calling
+    /// class's superclass (NterpGetMethod, nterp.cc:261-264 → FindSuperMethodToCall, :607-663,
+    /// for a class: no such entry throws NoSuchMethodError); kInterface the receiver class's
+    /// implementation (FindVirtualMethodForInterface, :573-592, or
+    /// IncompatibleClassChangeError); an abstract method throws AbstractMethodError
+    /// (IsInvokable, :598-601). The checks of ClassLinker::ResolveMethod<kCheckICCEAndIAE>
+    /// that a call on an interface method goes through invoke-interface, and on a class method
+    /// not, throw IncompatibleClassChangeError.
+    fn select(
+        &self,
+        u: &Unicorn<'_, ()>,
+        kind: InvokeKind,
+        callee: &str,
+        caller_class: &str,
+        this: u64,
+    ) -> Result<String, Failure> {
+        let classes = self.linker.classes().map_err(Failure::Error)?;
+        let lookup = |e: LookupError| match e {
+            LookupError::Throw(t) => Failure::Threw(t),
+            LookupError::Unmodelled(why) => Failure::Error(why),
+        };
+        let (owner, resolved) = classes.resolve_method(callee).map_err(lookup)?;
+        let is_interface = owner.access & heap::ACC_INTERFACE != 0;
+        if (kind == InvokeKind::Interface) != is_interface && kind != InvokeKind::Super {
+            return Err(Failure::Threw(
+                "java.lang.IncompatibleClassChangeError".into(),
+            ));
+        }
+        if this == 0 {
+            return Err(Failure::Threw("java.lang.NullPointerException".into()));
+        }
+        let sig = resolved.name_sig().to_string();
+        let chosen = match kind {
+            InvokeKind::Static | InvokeKind::Direct => Some(resolved),
+            _ if resolved.access & heap::ACC_PRIVATE != 0 => Some(resolved),
+            InvokeKind::Virtual => {
+                let class = heap::class_of(u, &classes, this).map_err(Failure::Error)?;
+                classes.vtable_entry(&class.descriptor, &sig).map(|f| f.1)
+            }
+            InvokeKind::Super => {
+                if is_interface {
+                    return Err(Failure::Error(format!(
+                        "{callee}: invoke-super of an interface method is not modelled"
+                    )));
+                }
+                let superclass = classes
+                    .get(caller_class)
+                    .and_then(|c| c.superclass.clone())
+                    .ok_or_else(|| {
+                        Failure::Error(format!("{caller_class} has no superclass in the dex"))
+                    })?;
+                match classes.vtable_entry(&superclass, &sig) {
+                    Some(f) => Some(f.1),
+                    None => return Err(Failure::Threw("java.lang.NoSuchMethodError".into())),
+                }
+            }
+            InvokeKind::Interface => {
+                let class = heap::class_of(u, &classes, this).map_err(Failure::Error)?;
+                match classes.interface_target(&class.descriptor, &sig) {
+                    Some(f) => Some(f.1),
+                    None => {
+                        return Err(Failure::Threw(
+                            "java.lang.IncompatibleClassChangeError".into(),
+                        ))
+                    }
+                }
+            }
+        };
+        let chosen = chosen.ok_or_else(|| {
+            Failure::Error(format!(
+                "{callee}: the receiver's class has no vtable entry for it"
+            ))
+        })?;
+        if chosen.access & heap::ACC_ABSTRACT != 0 {
+            return Err(Failure::Threw("java.lang.AbstractMethodError".into()));
+        }
+        Ok(chosen.descriptor.clone())
+    }
+
+    /// The code called an instance field entrypoint (`p{Get,Set}<Kind>Instance`): do what
+    /// art_quick_{get,set}*_instance and art{Get,Set}<Kind>InstanceFromCompiledCode do
+    /// (quick_entrypoints_{arm64,arm,x86}.S: TWO_/THREE_ARG_REF_DOWNCALL;
+    /// quick_field_entrypoints.cc:109-260, ART 14): the field by its dex index from the
+    /// calling method (GetReferrer), the object's slot (FindInstanceField: a null object throws
+    /// NullPointerException), the value read or written, the result in the return register(s)
+    /// (the code moves a float field's value out of them itself:
+    /// CodeGenerator::GenerateUnresolvedFieldAccess). Arguments: field index in w0/r0/EAX, the
+    /// object in x1/r1/ECX, a new value in x2 / r2 (r2:r3) / EDX (EDX:EBX)
+    /// (FieldAccessCallingConvention{ARM64,ARMVIXL,X86}). None: not a field entrypoint.
+    pub(crate) fn field(
+        &self,
+        u: &mut Unicorn<'_, ()>,
+        name: &str,
+    ) -> Option<Result<crate::runtime::Outcome, String>> {
+        let (get, width) = field_entrypoint(name)?;
+        Some(self.field_access(u, get, width))
+    }
+
+    fn field_access(
+        &self,
+        u: &mut Unicorn<'_, ()>,
+        get: bool,
+        width: u32,
+    ) -> Result<crate::runtime::Outcome, String> {
+        use crate::runtime::Outcome;
+        let r = |u: &Unicorn<'_, ()>, reg: i32| u.reg_read(reg).unwrap_or(0);
+        let (field_idx, obj, value, ret_pc) = match self.isa {
+            Isa::Arm64 => (
+                r(u, RegisterARM64::X0 as i32),
+                r(u, RegisterARM64::X1 as i32),
+                r(u, RegisterARM64::X2 as i32),
+                r(u, RegisterARM64::X30 as i32),
+            ),
+            Isa::Thumb2 => (
+                r(u, RegisterARM::R0 as i32),
+                r(u, RegisterARM::R1 as i32),
+                (r(u, RegisterARM::R2 as i32) & 0xffff_ffff) | (r(u, RegisterARM::R3 as i32) << 32),
+                r(u, RegisterARM::LR as i32),
+            ),
+            Isa::X86 => {
+                let esp = r(u, RegisterX86::ESP as i32);
+                (
+                    r(u, RegisterX86::EAX as i32),
+                    r(u, RegisterX86::ECX as i32),
+                    (r(u, RegisterX86::EDX as i32) & 0xffff_ffff)
+                        | (r(u, RegisterX86::EBX as i32) << 32),
+                    u64::from(emu::read_u32(u, esp).unwrap_or(0)),
+                )
+            }
+        };
+        let field_idx = field_idx as u32;
+        let obj = obj & 0xffff_ffff;
+        // GetReferrer(self): the compiled method that called the entrypoint.
+        let pc = ret_pc & !1;
+        let caller = self
+            .methods
+            .iter()
+            .find(|m| pc >= m.start && pc <= m.start + m.len)
+            .ok_or_else(|| format!("a field entrypoint returns to {ret_pc:#x}, in no method"))?;
+        let field = caller
+            .fields
+            .iter()
+            .find(|f| f.field_idx == field_idx)
+            .ok_or_else(|| {
+                format!(
+                    "{} passed field index {field_idx}, which none of its iget/iput names",
+                    caller.descriptor
+                )
+            })?;
+        if obj == 0 {
+            return Ok(Outcome::Threw("java.lang.NullPointerException".into()));
+        }
+        let classes = self.linker.classes()?;
+        let class = heap::class_of(u, &classes, obj)?;
+        let slot = match classes.field_slot(&class.descriptor, &field.class, &field.name, &field.ty)
+        {
+            Ok(k) => k,
+            Err(LookupError::Throw(t)) => return Ok(Outcome::Threw(t)),
+            Err(LookupError::Unmodelled(why)) => return Err(why),
+        };
+        let at = heap::slot_address(obj, slot);
+        let mask = if width == 64 {
+            u64::MAX
+        } else {
+            (1u64 << width) - 1
+        };
+        if get {
+            let mut b = [0u8; 8];
+            u.mem_read(at, &mut b).map_err(|e| format!("{e:?}"))?;
+            // ArtField::Get<Kind> (the field's own type), widened as the C++ return type does:
+            // sub-word ints sign- or zero-extended (ssize_t / size_t).
+            let v = heap::canonical_field(&field.ty, u64::from_le_bytes(b) & mask);
+            match self.isa {
+                Isa::Arm64 => {
+                    let _ = u.reg_write(RegisterARM64::X0, v);
+                }
+                Isa::Thumb2 => {
+                    let _ = u.reg_write(RegisterARM::R0, v & 0xffff_ffff);
+                    if width == 64 {
+                        let _ = u.reg_write(RegisterARM::R1, v >> 32);
+                    }
+                }
+                Isa::X86 => {
+                    let _ = u.reg_write(RegisterX86::EAX, v & 0xffff_ffff);
+                    if width == 64 {
+                        let _ = u.reg_write(RegisterX86::EDX, v >> 32);
+                    }
+                }
+            }
+        } else {
+            u.mem_write(at, &(value & mask).to_le_bytes())
+                .map_err(|e| format!("{e:?}"))?;
+            // RETURN_IF_W0_IS_ZERO_OR_DELIVER: the setter returned 0.
+            let _ = match self.isa {
+                Isa::Arm64 => u.reg_write(RegisterARM64::X0, 0),
+                Isa::Thumb2 => u.reg_write(RegisterARM::R0, 0),
+                Isa::X86 => u.reg_write(RegisterX86::EAX, 0),
+            };
+        }
+        Ok(Outcome::Returned)
     }
 
     /// The callee's compiled code in the arena (once per machine), its trace points registered.
@@ -480,6 +779,7 @@ impl Dispatcher {
             len,
             pc_map: code.pc_map.clone(),
             invokes: c.invokes.clone(),
+            fields: c.fields.clone(),
         });
         self.by_descriptor.insert(c.method.clone(), k);
         if let Some(map) = &self.map {
@@ -487,6 +787,26 @@ impl Dispatcher {
         }
         Ok(k)
     }
+}
+
+/// Whether `name` is an instance field entrypoint, and which: (is a get, bits it moves).
+/// quick_entrypoints_list.h: Get{Boolean,Byte,Char,Short,32,64,Obj}Instance,
+/// Set{8,16,32,64,Obj}Instance.
+fn field_entrypoint(name: &str) -> Option<(bool, u32)> {
+    let kind = name.strip_suffix("Instance")?;
+    let (get, kind) = if let Some(k) = kind.strip_prefix("Get") {
+        (true, k)
+    } else {
+        (false, kind.strip_prefix("Set")?)
+    };
+    let width = match kind {
+        "Boolean" | "Byte" | "8" => 8,
+        "Char" | "Short" | "16" => 16,
+        "32" | "Obj" => 32,
+        "64" => 64,
+        _ => return None,
+    };
+    Some((get, width))
 }
 
 /// CodeInfo::GetStackMapForNativePcOffset (runtime/stack_map.cc): the first Default or OSR
@@ -520,6 +840,16 @@ impl crate::Runner {
             ));
         }
         crate::Runner::with_machines(c, |code| emu::Machine::linked(c, code, Rc::clone(linker)))
+    }
+
+    /// Lays out `objects` in every emulated machine's heap before each following call (the
+    /// runner must be `linked`): object k is at `heap::object_address(k)`, the receiver an
+    /// instance method's caller passes as its first argument (`Arg { ty: b'L', .. }`).
+    pub fn set_objects(&mut self, objects: &[heap::ObjectSpec]) -> Result<(), String> {
+        for m in self.machines.iter_mut().flatten() {
+            m.set_objects(objects).map_err(|e| e.to_string())?;
+        }
+        Ok(())
     }
 
     /// The emulated machine of `c.isas[i]`, if any (to set its ring up, or read what it loaded).

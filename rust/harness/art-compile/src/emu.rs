@@ -19,7 +19,8 @@ use hubble_format::{Mode, Record};
 use unicorn_engine::{Arch, ArmCpuModel, Prot, RegisterARM, RegisterARM64, RegisterX86, Unicorn};
 
 use crate::abi::{self, Arg};
-use crate::dispatch::{Dispatcher, Linker};
+use crate::dispatch::{Dispatcher, InvokeKind, Linker};
+use crate::heap::{self, ObjectSpec};
 use crate::output::{Compiled, IsaCode};
 pub use crate::pool::PoolMode;
 use crate::pool::{pool_records, POOL_TAKE_AT};
@@ -87,6 +88,9 @@ pub struct Run {
     pub caught: Vec<String>,
     /// Many-thread mode ([`Machine::set_pool`]): the blocks the thread's stream spans.
     pub pool_blocks: usize,
+    /// The fields of the objects laid out for the call ([`Machine::set_objects`]), after it:
+    /// per object, (name, canonical bits).
+    pub objects: Vec<Vec<(String, u64)>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -367,6 +371,7 @@ impl CodeMap {
             pc_map: code.pc_map.clone(),
             dex_regs: code.dex_regs.clone(),
             tries: code.tries.clone(),
+            move_exceptions: code.move_exceptions.clone(),
         });
         for tp in &code.trace_points {
             let i = self.clobbers.len();
@@ -486,6 +491,10 @@ pub(crate) struct Seen {
     violations: Vec<String>,
     pub(crate) exception: Option<String>,
     caught: Vec<String>,
+    /// The object of the exception being delivered (`Thread::exception_`), once made.
+    exception_object: Option<u64>,
+    /// Exception objects the runtime made during the call.
+    exceptions_made: usize,
     entrypoints_called: Vec<String>,
     /// Why the run stopped inside an entrypoint the harness does not provide.
     unsupported: Option<String>,
@@ -506,6 +515,10 @@ pub struct Machine {
     ring_start: Option<usize>,
     /// Many-thread mode: the ring's mapping holds the pool instead.
     pool: Option<PoolMode>,
+    /// Objects laid out in the heap before each call (`heap::object_address(k)`).
+    objects: Vec<ObjectSpec>,
+    /// `Thread::exception_` (address, size): no exception is pending when a call starts.
+    exception_slot: Option<(u64, usize)>,
 }
 
 impl Machine {
@@ -579,9 +592,9 @@ impl Machine {
     ) -> Result<Machine, EmuError> {
         let isa = Isa::from_name(&code.isa)
             .ok_or_else(|| EmuError::Args(format!("{} is not emulated", code.isa)))?;
-        if !is_static {
+        if !is_static && dispatcher.is_none() {
             return Err(EmuError::Args(
-                "instance methods need an object; not supported yet".into(),
+                "an instance method needs objects: run it with a linker (Runner::linked)".into(),
             ));
         }
         let l = layout(isa);
@@ -608,6 +621,10 @@ impl Machine {
         if dispatcher.is_some() {
             uc(u.mem_map(l.arena, l.arena_size, Prot::READ | Prot::EXEC))?;
         }
+        // The heap: objects laid out for a call, and the exception objects the runtime makes
+        // (a catch handler's move-exception loads one).
+        uc(u.mem_map(heap::HEAP_BASE, heap::HEAP_SIZE, Prot::READ | Prot::WRITE))?;
+        uc(u.mem_map(heap::CLASS_BASE, heap::CLASS_SIZE, Prot::READ))?;
         if isa == Isa::X86 {
             uc(u.mem_map(X86_GDT, 0x1000, Prot::READ | Prot::WRITE))?;
             x86_fs(&mut u, l.thread, 0x2000)?;
@@ -648,25 +665,80 @@ impl Machine {
             // compiled frame with trace points (a JNI stub's native frame wrote its exit on the
             // stub's own path, patch 0025, and has no HTraceEntry/HTraceExit nodes).
             traced: !code.trace_points.is_empty(),
+            exception_slot: code
+                .exception_offset
+                .map(|o| (l.thread + u64::from(o), ptr as usize)),
         };
+        let trap_classes = dispatcher.clone();
+        let managed = code.jni_layout.is_empty();
+        let exception_slot = unwinder.exception_slot;
         uc(
             u.add_code_hook(l.traps, l.traps + 0xfff, move |u, addr, _| {
                 let k = ((addr - l.traps) / 4) as usize;
                 let name = names.get(k).cloned().unwrap_or_else(|| format!("#{k}"));
                 let mut s = trap_seen.borrow_mut();
                 s.entrypoints_called.push(name.clone());
-                // The invoke trampoline continues in the callee (or throws, or fails).
-                if name == "InvokeStaticTrampolineWithAccessCheck" {
-                    if let Some(d) = &trap_dispatcher {
-                        d.borrow_mut().invoke_static(u, &mut s);
-                        // The trampoline delivered a pending exception from the caller.
-                        if s.exception.is_some() && !unwinder.deliver(u, &mut s) {
-                            let _ = u.emu_stop();
+                // The invoke trampolines continue in the callee (or throw, or fail).
+                if let (Some(kind), Some(d)) = (InvokeKind::of_entrypoint(&name), &trap_dispatcher)
+                {
+                    d.borrow_mut().invoke(u, &mut s, kind);
+                    // The trampoline delivered a pending exception from the caller.
+                    if s.exception.is_some() && !unwinder.deliver(u, &mut s) {
+                        let _ = u.emu_stop();
+                    }
+                    return;
+                }
+                // `throw`: art_quick_deliver_exception → artDeliverExceptionFromCode
+                // (quick_throw_entrypoints.cc:46-62): a null exception throws
+                // NullPointerException, any other is set pending and delivered.
+                // (A JNI stub's pending exception goes to `runtime::call`: its test leaves a
+                // marker there, not an object, and delivery from a stub is not modelled.)
+                if name == "DeliverException" && managed {
+                    let arg = match isa {
+                        Isa::Arm64 => u.reg_read(RegisterARM64::X0),
+                        Isa::Thumb2 => u.reg_read(RegisterARM::R0),
+                        Isa::X86 => u.reg_read(RegisterX86::EAX),
+                    }
+                    .unwrap_or(0)
+                        & 0xffff_ffff;
+                    if arg == 0 {
+                        s.exception = Some("java.lang.NullPointerException".into());
+                        s.exception_object = None;
+                    } else {
+                        let classes = trap_classes
+                            .as_ref()
+                            .and_then(|d| d.borrow().classes().ok());
+                        match heap::exception_name(u, classes.as_deref(), arg) {
+                            Ok(e) => {
+                                s.exception = Some(e);
+                                s.exception_object = Some(arg);
+                            }
+                            Err(why) => {
+                                s.dispatch_error = Some(format!("pDeliverException: {why}"));
+                                let _ = u.emu_stop();
+                                return;
+                            }
                         }
+                    }
+                    if !unwinder.deliver(u, &mut s) {
+                        let _ = u.emu_stop();
+                    }
+                    return;
+                }
+                // Instance fields go through the dispatcher's class linker and heap.
+                let outcome = match trap_dispatcher
+                    .as_ref()
+                    .and_then(|d| d.borrow().field(u, &name))
+                {
+                    Some(Ok(o)) => o,
+                    Some(Err(why)) => {
+                        s.dispatch_error = Some(why);
+                        let _ = u.emu_stop();
                         return;
                     }
-                }
-                match crate::runtime::call(isa, &name, u) {
+                    None => crate::runtime::call(isa, &name, u),
+                };
+                match outcome {
                     crate::runtime::Outcome::Returned => match isa {
                         Isa::Arm64 => {
                             let lr = u.reg_read(RegisterARM64::X30).unwrap_or(0);
@@ -707,7 +779,22 @@ impl Machine {
             dispatcher,
             ring_start: None,
             pool: None,
+            objects: Vec::new(),
+            exception_slot,
         })
+    }
+
+    /// Lays out `objects` at `heap::object_address(0..)` before each following call (a machine
+    /// with a linker only: the classes are the dex's); their fields are read back after it
+    /// (`Run::objects`).
+    pub fn set_objects(&mut self, objects: &[ObjectSpec]) -> Result<(), EmuError> {
+        if self.dispatcher.is_none() && !objects.is_empty() {
+            return Err(EmuError::Args(
+                "objects need the dex's classes: make the machine with a linker".into(),
+            ));
+        }
+        self.objects = objects.to_vec();
+        Ok(())
     }
 
     /// The emulator, for the parts of the harness that lay out more than managed code reads
@@ -740,8 +827,11 @@ impl Machine {
             d.borrow_mut().set_entry_method(method);
         }
         let seen = &self.seen;
-        // A clean ring for every call.
+        // A clean ring for every call, and no exception pending.
         uc(u.mem_write(l.ring, &vec![0u8; ring_bytes as usize]))?;
+        if let Some((at, size)) = self.exception_slot {
+            uc(u.mem_write(at, &vec![0u8; size]))?;
+        }
         // The Hubble block as the control thread's start() leaves it (docs/architecture.md): stop
         // 0, limit, begin, end, a START record in slot 0, cursor after it.
         let ptr = isa.pointer_size();
@@ -849,6 +939,16 @@ impl Machine {
             uc(u.mem_write(at, &bits.to_le_bytes()[..n]))?;
         }
 
+        let classes = match &self.dispatcher {
+            Some(d) if !self.objects.is_empty() => {
+                Some(d.borrow().classes().map_err(EmuError::Dispatch)?)
+            }
+            _ => None,
+        };
+        if let Some(classes) = &classes {
+            heap::write_objects(u, classes, &self.objects).map_err(EmuError::Args)?;
+        }
+
         let begin = match isa {
             Isa::Arm64 | Isa::X86 => l.code,
             Isa::Thumb2 => l.code | 1,
@@ -944,6 +1044,12 @@ impl Machine {
             ));
         }
         let entrypoints_called = s.entrypoints_called.clone();
+        let objects = match &classes {
+            Some(classes) => {
+                heap::read_objects(u, classes, &self.objects).map_err(EmuError::Args)?
+            }
+            None => Vec::new(),
+        };
         Ok(Run {
             result: result_bits(shorty, result),
             executed,
@@ -956,6 +1062,7 @@ impl Machine {
             out_of_line_run: s.out_of_line_run,
             caught: s.caught.clone(),
             pool_blocks,
+            objects,
         })
     }
 }
@@ -971,6 +1078,9 @@ struct Unwinder {
     ring: u64,
     ring_bytes: u64,
     traced: bool,
+    /// `Thread::exception_`'s address and size (a pointer): where a handler's move-exception
+    /// loads the exception.
+    exception_slot: Option<(u64, usize)>,
 }
 
 impl Unwinder {
@@ -978,6 +1088,24 @@ impl Unwinder {
     /// there), false when the run ends with it.
     fn deliver(&self, u: &mut Unicorn<'_, ()>, s: &mut Seen) -> bool {
         let exception = s.exception.clone().unwrap_or_default();
+        // Thread::ThrowNewException: an exception the runtime throws is a new object (managed
+        // code only: a JNI stub's section has no `Thread::exception_` offset, and its pending
+        // exception is the test's marker, not an object).
+        let object = match s.exception_object {
+            Some(o) => o,
+            None if self.exception_slot.is_none() => 0,
+            None => match heap::new_exception(u, &exception, s.exceptions_made) {
+                Ok(o) => {
+                    s.exceptions_made += 1;
+                    s.exception_object = Some(o);
+                    o
+                }
+                Err(why) => {
+                    s.dispatch_error = Some(format!("exception delivery: {why}"));
+                    return false;
+                }
+            },
+        };
         // The thrower's sp and the return address of its call into the runtime: arm's lr; on
         // x86 `call fs:[offset]` pushed it (the frame's sp is above it).
         let (sp_reg, pc_reg) = match self.isa {
@@ -997,7 +1125,26 @@ impl Unwinder {
             crate::catch::deliver(u, self.isa, &map.methods, sp, lr, &s.frames, &exception)
         };
         match found {
-            Ok(crate::catch::Delivery::Caught { depth, sp, pc }) => {
+            Ok(crate::catch::Delivery::Caught {
+                depth,
+                sp,
+                pc,
+                keep,
+            }) => {
+                // Pending for a handler that begins with move-exception, cleared otherwise.
+                if let Some((at, size)) = self.exception_slot {
+                    let value = if keep { object } else { 0 };
+                    let _ = u.mem_write(at, &value.to_le_bytes()[..size]);
+                }
+                // Cleared, a new exception the code never loaded is garbage: its slot is the
+                // next one's (a loop that throws and catches does not fill the heap).
+                if !keep
+                    && s.exceptions_made > 0
+                    && heap::exception_address(s.exceptions_made - 1) == object
+                {
+                    s.exceptions_made -= 1;
+                }
+                s.exception_object = None;
                 self.pop(u, s, depth as u32);
                 let keep = s.frames.len() - depth;
                 s.frames.truncate(keep);

@@ -545,6 +545,7 @@ pub fn run_x86_64(
             out_of_line_run: 0,
             caught: Vec::new(),
             pool_blocks: 0,
+            objects: Vec::new(),
         },
         after: After {
             left: j.left,

@@ -10,6 +10,7 @@ mod catch;
 pub mod disasm;
 pub mod dispatch;
 pub mod emu;
+pub mod heap;
 pub mod jni;
 pub mod link;
 pub mod native;
@@ -175,6 +176,23 @@ impl Harness {
         cmd
     }
 
+    /// The classes `dex` defines (`--classes`), for the executor's class linker (`heap`).
+    pub fn classes(&self, dex: &Path, out: &Path) -> Result<heap::Classes, HarnessError> {
+        let res = self.command().arg(dex).arg("--classes").arg(out).output()?;
+        if !res.status.success() {
+            return Err(HarnessError::Compile {
+                status: res.status.to_string(),
+                stderr: String::from_utf8_lossy(&res.stderr).trim().to_string(),
+            });
+        }
+        let text = std::fs::read_to_string(out)?;
+        let _ = std::fs::remove_file(out);
+        heap::Classes::parse(&text).map_err(|what| HarnessError::Compile {
+            status: "exit 0".into(),
+            stderr: format!("{}: {what}", out.display()),
+        })
+    }
+
     /// Compiles `method` of `dex` for `isas` (comma-separated); `traced = false` removes the
     /// trace nodes right after graph building (the untraced control).
     pub fn compile(
@@ -239,6 +257,9 @@ pub struct Outcome {
     pub caught: Vec<String>,
     /// Many-thread mode (an arm64 machine after `Machine::set_pool`): blocks the stream spans.
     pub pool_blocks: usize,
+    /// The objects laid out for the call, after it (`Runner::set_objects`): per object, its
+    /// fields' (name, canonical bits).
+    pub objects: Vec<Vec<(String, u64)>>,
 }
 
 impl Outcome {
@@ -256,6 +277,7 @@ impl Outcome {
             calls: r.calls,
             caught: r.caught,
             pool_blocks: r.pool_blocks,
+            objects: r.objects,
         }
     }
 }
@@ -320,7 +342,11 @@ fn execute_with(
         }
         "x86_64" => {
             if !c.is_static {
-                return Err("instance methods need an object; not supported yet".into());
+                return Err(
+                    "x86_64 runs no instance methods (its native executor has no heap and no \
+                     field or invoke entrypoints; arm64, thumb2 and x86 run them)"
+                        .into(),
+                );
             }
             let r = native::run(&code.code, args, method).map_err(|e| e.to_string())?;
             let result = r.result(&c.shorty);
@@ -341,6 +367,7 @@ fn execute_with(
                 calls: Vec::new(),
                 caught: Vec::new(),
                 pool_blocks: 0,
+                objects: Vec::new(),
             })
         }
         other => Err(format!("no executor for {other}")),

@@ -39,6 +39,17 @@ pub struct Invoke {
     pub callee: String,
 }
 
+/// An instance field an iget/iput instruction of the method names (the dex `field_id`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldRef {
+    pub field_idx: u32,
+    /// The declaring class's descriptor, as the field_id names it.
+    pub class: String,
+    pub name: String,
+    /// The field's type descriptor.
+    pub ty: String,
+}
+
 /// A BL placeholder to a shared entrypoint thunk (`LinkerPatch::CallEntrypointPatch`) and the
 /// thunk's code (`CodeGenerator::EmitThunkCode`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -90,6 +101,9 @@ pub struct IsaCode {
     pub core_spill_mask: u32,
     pub fp_spill_mask: u32,
     pub trace_nodes_removed: u32,
+    /// The register allocator's moves (`HParallelMove` operands) and how many of them read or
+    /// write a stack slot (spills and reloads); (0, 0) for a JNI stub.
+    pub moves: (u32, u32),
     pub frame_entry: (usize, usize),
     pub trace_points: Vec<TracePoint>,
     /// Slow paths: description and `[start, end)`.
@@ -111,6 +125,11 @@ pub struct IsaCode {
     pub dex_regs: Vec<DexRegs>,
     /// The method's try items (the same for every ISA).
     pub tries: Vec<TryItem>,
+    /// Dex pcs of the method's move-exception instructions (the same for every ISA): a
+    /// handler that begins with one keeps the exception pending for it.
+    pub move_exceptions: Vec<u32>,
+    /// `Thread::ExceptionOffset`: where move-exception loads the pending exception.
+    pub exception_offset: Option<u32>,
 }
 
 /// A method compiled for one or more ISAs.
@@ -127,6 +146,8 @@ pub struct Compiled {
     pub method_idx: Option<u32>,
     /// Its invoke instructions, in dex pc order.
     pub invokes: Vec<Invoke>,
+    /// The instance fields its iget/iput instructions name, in dex pc order.
+    pub fields: Vec<FieldRef>,
     /// For a native method: the access flags its JNI stub was compiled with (with
     /// `@FastNative`'s and `@CriticalNative`'s, as the class linker adds them); the sections
     /// then hold the stub.
@@ -205,11 +226,13 @@ pub fn parse(text: &str) -> Result<Compiled, (usize, String)> {
         dex_code_units: 0,
         method_idx: None,
         invokes: Vec::new(),
+        fields: Vec::new(),
         jni: None,
         isas: Vec::new(),
     };
     let mut cur: Option<IsaCode> = None;
     let mut saw_header = false;
+    let mut move_exceptions: Vec<u32> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let n = i + 1;
         let (key, rest) = line.split_once(' ').unwrap_or((line, ""));
@@ -249,6 +272,19 @@ pub fn parse(text: &str) -> Result<Compiled, (usize, String)> {
                     callee: f[3].to_string(),
                 });
             }
+            "move_exception" => move_exceptions.push(num(rest)? as u32),
+            "field" => {
+                let f: Vec<&str> = rest.split(' ').collect();
+                if f.len() != 4 {
+                    return Err((n, format!("bad field line '{rest}'")));
+                }
+                c.fields.push(FieldRef {
+                    field_idx: num(f[0])? as u32,
+                    class: f[1].to_string(),
+                    name: f[2].to_string(),
+                    ty: f[3].to_string(),
+                });
+            }
             "isa" => {
                 if cur.is_some() {
                     return Err((n, "isa section not closed by 'end'".into()));
@@ -259,6 +295,7 @@ pub fn parse(text: &str) -> Result<Compiled, (usize, String)> {
                     core_spill_mask: 0,
                     fp_spill_mask: 0,
                     trace_nodes_removed: 0,
+                    moves: (0, 0),
                     frame_entry: (0, 0),
                     trace_points: Vec::new(),
                     slow_paths: Vec::new(),
@@ -271,6 +308,8 @@ pub fn parse(text: &str) -> Result<Compiled, (usize, String)> {
                     jni_layout: Vec::new(),
                     dex_regs: Vec::new(),
                     tries: Vec::new(),
+                    move_exceptions: move_exceptions.clone(),
+                    exception_offset: None,
                 });
             }
             "end" => {
@@ -290,6 +329,8 @@ pub fn parse(text: &str) -> Result<Compiled, (usize, String)> {
                     "core_spill_mask" => s.core_spill_mask = num(rest)? as u32,
                     "fp_spill_mask" => s.fp_spill_mask = num(rest)? as u32,
                     "trace_nodes_removed" => s.trace_nodes_removed = num(rest)? as u32,
+                    "moves" if f.len() == 2 => s.moves = (num(f[0])? as u32, num(f[1])? as u32),
+                    "exception_offset" => s.exception_offset = Some(num(rest)? as u32),
                     "frame_entry" if f.len() == 2 => {
                         s.frame_entry = (num(f[0])? as usize, num(f[1])? as usize)
                     }

@@ -75,13 +75,6 @@ fn model(name: &str, args: &[Arg]) -> (usize, usize) {
     }
 }
 
-fn tempdir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("hubble-calls-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 /// The oracle's answer as (exception, bits).
 fn parse_want(desc: &str, want: &str) -> (Option<String>, u64) {
     let exception = want.strip_prefix("throw ").map(str::to_string);
@@ -112,7 +105,7 @@ fn depth(calls: &[(bool, u64)]) -> usize {
 fn the_generated_long_method_is_the_generators_output() {
     // tools/gen_far.py writes smali/Far.smali and java/Far.java; the committed files must be
     // exactly its output (edit the script, not the files).
-    let dir = tempdir("gen");
+    let dir = common::tempdir("calls", "gen");
     std::fs::create_dir_all(dir.join("smali")).unwrap();
     std::fs::create_dir_all(dir.join("java")).unwrap();
     let corpus = common::corpus_dir();
@@ -136,7 +129,7 @@ fn call_trees_run_compiled_and_the_ring_equals_the_dispatches() {
     let Some(harness) = harness_or_skip() else {
         return;
     };
-    let dir = tempdir("trees");
+    let dir = common::tempdir("calls", "trees");
     let dex = corpus_dex(&dir);
     let methods = oracle::list(&dir, &["Calls", "Far"]);
     assert_eq!(methods.len(), 12, "oracle listed {methods:?}");
@@ -204,18 +197,13 @@ fn call_trees_run_compiled_and_the_ring_equals_the_dispatches() {
                         continue;
                     }
                     // The call tree the harness observed against the Java program's.
-                    let entries: Vec<u64> = o.calls.iter().filter(|c| c.0).map(|c| c.1).collect();
-                    let returns = o.calls.len() - entries.len();
-                    let mut distinct = entries.clone();
-                    distinct.sort_unstable();
-                    distinct.dedup();
+                    let common::Observed {
+                        entries,
+                        returns,
+                        distinct,
+                    } = common::observed(&o.calls);
                     assert_eq!(entries.len(), model_calls, "{what}: calls {:x?}", o.calls);
-                    assert_eq!(
-                        distinct.len(),
-                        model_methods,
-                        "{what}: calls {:x?}",
-                        o.calls
-                    );
+                    assert_eq!(distinct, model_methods, "{what}: calls {:x?}", o.calls);
                     assert_eq!(entries[0], method_value(&code.isa), "{what}");
                     // Every frame returns, or is popped by the exception with the exit the
                     // unwinder writes (patch 0021, src/unwind.rs).
@@ -303,7 +291,7 @@ fn a_long_method_branches_across_its_body_to_its_out_of_line_halves() {
     let Some(harness) = harness_or_skip() else {
         return;
     };
-    let dir = tempdir("far");
+    let dir = common::tempdir("calls", "far");
     let dex = corpus_dex(&dir);
     let desc = "LFar;->far(II)I";
     let traced = harness
@@ -442,7 +430,7 @@ fn an_invoke_of_a_method_the_dex_does_not_define_throws_no_such_method_error() {
     // resolution fails, artInvokeCommon returns the failure value and the trampoline delivers
     // NoSuchMethodError; the ring holds the caller's entry and the exit the unwinder writes
     // for it (patch 0021).
-    let dir = tempdir("missing");
+    let dir = common::tempdir("calls", "missing");
     let smali = dir.join("Missing.smali");
     std::fs::write(
         &smali,

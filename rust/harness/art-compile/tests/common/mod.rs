@@ -84,3 +84,32 @@ pub fn compile_both(
     );
     (traced, plain)
 }
+
+/// A fresh scratch directory `hubble-PREFIX-NAME-PID` under the temp dir.
+pub fn tempdir(prefix: &str, name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("hubble-{prefix}-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The call tree the harness observed in a run (`Outcome::calls`): the `ArtMethod*` of every
+/// call it made or dispatched in order, how many returns it saw, and how many distinct methods
+/// were called.
+pub struct Observed {
+    pub entries: Vec<u64>,
+    pub returns: usize,
+    pub distinct: usize,
+}
+
+pub fn observed(calls: &[(bool, u64)]) -> Observed {
+    let entries: Vec<u64> = calls.iter().filter(|c| c.0).map(|c| c.1).collect();
+    let mut distinct = entries.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    Observed {
+        returns: calls.len() - entries.len(),
+        distinct: distinct.len(),
+        entries,
+    }
+}

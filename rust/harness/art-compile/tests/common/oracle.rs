@@ -3,6 +3,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use hubble_art_compile::heap::ObjectSpec;
 use hubble_art_compile::Arg;
 
 fn classes(dir: &Path) -> std::path::PathBuf {
@@ -63,6 +64,65 @@ pub fn split(desc: &str) -> (String, String) {
 
 /// The twin's results for each input, one JVM for all of them.
 pub fn run(dir: &Path, class: &str, method: &str, inputs: &[Vec<Arg>]) -> Vec<String> {
+    let mut text = String::new();
+    for args in inputs {
+        text.push_str(&format!("{class} {method}"));
+        for a in args {
+            text.push_str(&format!(" {:x}", a.bits));
+        }
+        text.push('\n');
+    }
+    answers(dir, text, inputs.len())
+}
+
+/// An instance method's results on OpenJDK, one JVM for all inputs: per input, the result
+/// (as `run` gives it) and the receiver's fields after the call, (name, canonical bits) sorted
+/// by name; a reference field reads 0 when null (u64::MAX when not).
+pub fn run_on(
+    dir: &Path,
+    class: &str,
+    method: &str,
+    inputs: &[(Vec<Arg>, ObjectSpec)],
+) -> Vec<(String, Vec<(String, u64)>)> {
+    let mut text = String::new();
+    for (args, receiver) in inputs {
+        text.push_str(&format!("{class} {method}"));
+        for a in args {
+            text.push_str(&format!(" {:x}", a.bits));
+        }
+        text.push_str(&format!(
+            " @ {}",
+            receiver.class.trim_start_matches('L').trim_end_matches(';')
+        ));
+        for (name, bits) in &receiver.fields {
+            text.push_str(&format!(" {name}={bits:x}"));
+        }
+        text.push('\n');
+    }
+    answers(dir, text, inputs.len())
+        .into_iter()
+        .map(|line| {
+            let (result, fields) = line
+                .split_once(" |")
+                .expect("an answer with the receiver's fields");
+            let fields = fields
+                .split_whitespace()
+                .map(|kv| {
+                    let (k, v) = kv.split_once('=').unwrap();
+                    let bits = if v == "ref" {
+                        u64::MAX
+                    } else {
+                        u64::from_str_radix(v, 16).unwrap()
+                    };
+                    (k.to_string(), bits)
+                })
+                .collect();
+            (result.to_string(), fields)
+        })
+        .collect()
+}
+
+fn answers(dir: &Path, text: String, n: usize) -> Vec<String> {
     let mut child = Command::new("java")
         .arg("-cp")
         .arg(classes(dir))
@@ -72,14 +132,6 @@ pub fn run(dir: &Path, class: &str, method: &str, inputs: &[Vec<Arg>]) -> Vec<St
         .stdout(Stdio::piped())
         .spawn()
         .expect("java");
-    let mut text = String::new();
-    for args in inputs {
-        text.push_str(&format!("{class} {method}"));
-        for a in args {
-            text.push_str(&format!(" {:x}", a.bits));
-        }
-        text.push('\n');
-    }
     let mut stdin = child.stdin.take().unwrap();
     let writer = std::thread::spawn(move || stdin.write_all(text.as_bytes()));
     let out = child.wait_with_output().unwrap();
@@ -92,10 +144,9 @@ pub fn run(dir: &Path, class: &str, method: &str, inputs: &[Vec<Arg>]) -> Vec<St
         .collect();
     assert_eq!(
         lines.len(),
-        inputs.len(),
-        "oracle answered {} of {} inputs",
+        n,
+        "oracle answered {} of {n} inputs",
         lines.len(),
-        inputs.len()
     );
     lines
 }

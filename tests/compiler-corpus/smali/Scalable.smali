@@ -1,0 +1,6 @@
+# Hubble compiler corpus (issue 15), part (a): see Shape.smali.
+.class public interface abstract LScalable;
+.super Ljava/lang/Object;
+
+.method public abstract grow(I)I
+.end method

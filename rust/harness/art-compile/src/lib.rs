@@ -314,6 +314,13 @@ impl Runner {
 
     /// Runs `c.isas[i]` with `args`.
     pub fn run(&mut self, c: &Compiled, i: usize, args: &[Arg]) -> Result<Outcome, String> {
+        if self.machines[i].is_none() && !c.is_static {
+            return Err(format!(
+                "{}: {} runs no instance methods (its native executor has no heap and no field \
+                 or invoke entrypoints; arm64, thumb2 and x86 run them)",
+                c.method, c.isas[i].isa
+            ));
+        }
         if self.machines[i].is_none() && !c.invokes.is_empty() {
             return Err(format!(
                 "{}: {} invokes other methods; dispatch runs in unicorn only (arm64, thumb2, x86)",
@@ -342,11 +349,7 @@ fn execute_with(
         }
         "x86_64" => {
             if !c.is_static {
-                return Err(
-                    "x86_64 runs no instance methods (its native executor has no heap and no \
-                     field or invoke entrypoints; arm64, thumb2 and x86 run them)"
-                        .into(),
-                );
+                return Err("x86_64 runs no instance methods (no native heap)".into());
             }
             let r = native::run(&code.code, args, method).map_err(|e| e.to_string())?;
             let result = r.result(&c.shorty);

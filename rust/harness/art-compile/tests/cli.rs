@@ -16,6 +16,25 @@ const SMALI: &str = r#".class public LUser;
     sub-int/2addr v0, p1
     return v0
 .end method
+
+.field public n:I
+
+# An instance method: n += a (a new User's n is 0), then this.twice(n), a virtual call.
+.method public bump(I)I
+    .registers 4
+    iget v0, p0, LUser;->n:I
+    add-int/2addr v0, p1
+    iput v0, p0, LUser;->n:I
+    invoke-virtual {p0, v0}, LUser;->twice(I)I
+    move-result v1
+    return v1
+.end method
+
+.method public twice(I)I
+    .registers 3
+    add-int v0, p1, p1
+    return v0
+.end method
 "#;
 
 fn run(args: &[&str]) -> (i32, String) {
@@ -65,6 +84,36 @@ fn users_dex_runs_and_bad_input_is_refused_clearly() {
         "{text}"
     );
     assert_eq!(text.matches("trace (2 records)").count(), 4, "{text}");
+
+    // An instance method, on a new User: 2 * (0 + 21) = 42 on arm64, thumb2 and x86, its
+    // virtual call dispatched and traced (4 records: two entries, two exits); x86_64 says why
+    // it does not run it.
+    let (code, text) = run(&[
+        "--dex",
+        &dex,
+        "--method",
+        "LUser;->bump(I)I",
+        "--args",
+        "21",
+    ]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("this: a new LUser;"), "{text}");
+    assert_eq!(text.matches("result: 42").count(), 3, "{text}");
+    assert_eq!(text.matches("trace (4 records)").count(), 3, "{text}");
+    assert!(text.contains("not run: x86_64 runs natively"), "{text}");
+    // Asked for on x86_64 alone, it is refused with the reason.
+    let (code, text) = run(&[
+        "--dex",
+        &dex,
+        "--method",
+        "LUser;->bump(I)I",
+        "--isa",
+        "x86_64",
+        "--args",
+        "21",
+    ]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("x86_64 runs no instance methods"), "{text}");
 
     let cases: &[(&[&str], &str)] = &[
         (

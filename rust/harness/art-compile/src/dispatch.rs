@@ -156,20 +156,22 @@ impl Linker {
             "callee-{n}-{}.txt",
             if self.traced { "t" } else { "u" }
         ));
-        let r =
-            match self
-                .harness
-                .compile(&self.dex, descriptor, "arm64,thumb2,x86", self.traced, &out)
-            {
-                Ok(c) => Ok(Rc::new(c)),
-                Err(HarnessError::Compile { stderr, .. }) if stderr.contains(": no method ") => {
-                    Err(LinkError::NoSuchMethod(descriptor.to_string()))
-                }
-                Err(e) => Err(LinkError::Compile {
-                    method: descriptor.to_string(),
-                    why: e.to_string(),
-                }),
-            };
+        let r = match self.harness.compile(
+            &self.dex,
+            descriptor,
+            "arm64,thumb2,x86,x86_64",
+            self.traced,
+            &out,
+        ) {
+            Ok(c) => Ok(Rc::new(c)),
+            Err(HarnessError::Compile { stderr, .. }) if stderr.contains(": no method ") => {
+                Err(LinkError::NoSuchMethod(descriptor.to_string()))
+            }
+            Err(e) => Err(LinkError::Compile {
+                method: descriptor.to_string(),
+                why: e.to_string(),
+            }),
+        };
         let _ = std::fs::remove_file(&out);
         self.methods
             .borrow_mut()
@@ -789,6 +791,99 @@ impl Dispatcher {
     }
 }
 
+/// What the native x86_64 child needs to run `c` with its static invokes dispatched
+/// (`crate::native_dispatch`): `c` and every method it can reach through them, each compiled
+/// once by `linker` (as traced as `c`), their `ArtMethod*` values (`method_value` + 0x40 per
+/// callee, as in unicorn), and per invoke the offset of the call's return address: the
+/// Default stack map of its dex pc (what `ToDexPc` maps back). Anything else is an error with
+/// its reason: another invoke kind (no native heap or receivers), a native or instance callee,
+/// a callee the dex does not define (its NoSuchMethodError would need exception delivery).
+pub fn native_program(
+    c: &Compiled,
+    linker: &Linker,
+) -> Result<crate::native_dispatch::NativeDispatch, String> {
+    use crate::native_dispatch::{NativeCode, NativeDispatch};
+    let entry = Rc::new(c.clone());
+    let first = entry
+        .isa("x86_64")
+        .ok_or_else(|| format!("{} was not compiled for x86_64", c.method))?;
+    let slot = |name: &str| {
+        first
+            .entrypoints
+            .iter()
+            .find(|e| e.0 == name)
+            .map(|e| u64::from(e.1))
+    };
+    let invoke_static_slot = slot("InvokeStaticTrampolineWithAccessCheck")
+        .ok_or("no InvokeStaticTrampolineWithAccessCheck entrypoint in the compile output")?;
+    let other_slots = first
+        .entrypoints
+        .iter()
+        .filter(|e| e.0 != "InvokeStaticTrampolineWithAccessCheck")
+        .map(|e| u64::from(e.1))
+        .collect();
+    let base = crate::method_value("x86_64");
+    let mut order: Vec<Rc<Compiled>> = vec![entry];
+    let mut index: HashMap<String, usize> = HashMap::from([(c.method.clone(), 0)]);
+    let mut methods = Vec::new();
+    let mut k = 0;
+    while k < order.len() {
+        let m = Rc::clone(&order[k]);
+        let code = m
+            .isa("x86_64")
+            .ok_or_else(|| format!("{} was not compiled for x86_64", m.method))?;
+        let mut invokes = Vec::new();
+        for inv in &m.invokes {
+            if inv.opcode.trim_end_matches("/range") != "invoke-static" {
+                return Err(format!(
+                    "{}: {} at dex pc {}: x86_64 dispatches static invokes only (no native \
+                     heap or receivers)",
+                    m.method, inv.opcode, inv.dex_pc
+                ));
+            }
+            let target = match index.get(&inv.callee) {
+                Some(&t) => t,
+                None => {
+                    let callee = linker.resolve(&inv.callee).map_err(|e| e.to_string())?;
+                    if callee.jni.is_some() || !callee.is_static {
+                        return Err(format!(
+                            "{}: a native or instance callee does not run natively",
+                            callee.method
+                        ));
+                    }
+                    order.push(callee);
+                    index.insert(inv.callee.clone(), order.len() - 1);
+                    order.len() - 1
+                }
+            };
+            let returns: Vec<u32> = code
+                .pc_map
+                .iter()
+                .filter(|p| p.dex_pc == inv.dex_pc && p.kind == KIND_DEFAULT)
+                .map(|p| p.native_pc)
+                .collect();
+            if returns.is_empty() {
+                return Err(format!(
+                    "{}: no stack map for the invoke at dex pc {}",
+                    m.method, inv.dex_pc
+                ));
+            }
+            invokes.extend(returns.into_iter().map(|r| (r, inv.method_idx, target)));
+        }
+        methods.push(NativeCode {
+            code: code.code.clone(),
+            art_method: base + k as u64 * ART_METHOD_STRIDE,
+            invokes,
+        });
+        k += 1;
+    }
+    Ok(NativeDispatch {
+        methods,
+        invoke_static_slot,
+        other_slots,
+    })
+}
+
 /// Whether `name` is an instance field entrypoint, and which: (is a get, bits it moves).
 /// quick_entrypoints_list.h: Get{Boolean,Byte,Char,Short,32,64,Obj}Instance,
 /// Set{8,16,32,64,Obj}Instance.
@@ -839,7 +934,11 @@ impl crate::Runner {
                 if c.traced { "traced" } else { "untraced" }
             ));
         }
-        crate::Runner::with_machines(c, |code| emu::Machine::linked(c, code, Rc::clone(linker)))
+        let mut r = crate::Runner::with_machines(c, |code| {
+            emu::Machine::linked(c, code, Rc::clone(linker))
+        })?;
+        r.linker = Some(Rc::clone(linker));
+        Ok(r)
     }
 
     /// Lays out `objects` in every emulated machine's heap before each following call (the

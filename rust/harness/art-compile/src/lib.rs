@@ -14,6 +14,7 @@ pub mod heap;
 pub mod jni;
 pub mod link;
 pub mod native;
+pub mod native_dispatch;
 pub mod output;
 pub mod pool;
 pub mod runtime;
@@ -290,6 +291,10 @@ pub fn execute(c: &Compiled, code: &IsaCode, args: &[Arg]) -> Result<Outcome, St
 /// Runs a compiled method's code many times, each emulated ISA loaded once.
 pub struct Runner {
     machines: Vec<Option<emu::Machine>>,
+    /// A linked runner's linker: x86_64 code that invokes runs natively through it
+    /// (`dispatch::native_program`, built once per method and traced-ness).
+    linker: Option<std::rc::Rc<dispatch::Linker>>,
+    native: std::collections::HashMap<(String, bool), std::rc::Rc<native::NativeDispatch>>,
 }
 
 impl Runner {
@@ -309,7 +314,11 @@ impl Runner {
                 _ => None,
             });
         }
-        Ok(Runner { machines })
+        Ok(Runner {
+            machines,
+            linker: None,
+            native: std::collections::HashMap::new(),
+        })
     }
 
     /// Runs `c.isas[i]` with `args`.
@@ -322,10 +331,33 @@ impl Runner {
             ));
         }
         if self.machines[i].is_none() && !c.invokes.is_empty() {
-            return Err(format!(
-                "{}: {} invokes other methods; dispatch runs in unicorn only (arm64, thumb2, x86)",
-                c.method, c.isas[i].isa
-            ));
+            let Some(linker) = &self.linker else {
+                return Err(format!(
+                    "{}: {} invokes other methods: run it with a linker (Runner::linked)",
+                    c.method, c.isas[i].isa
+                ));
+            };
+            let key = (c.method.clone(), c.traced);
+            let program = match self.native.get(&key) {
+                Some(p) => std::rc::Rc::clone(p),
+                None => {
+                    let p = std::rc::Rc::new(
+                        dispatch::native_program(c, linker)
+                            .map_err(|e| format!("x86_64 invoke dispatch: {e}"))?,
+                    );
+                    self.native.insert(key, std::rc::Rc::clone(&p));
+                    p
+                }
+            };
+            let r = native::run_dispatch(&program, args).map_err(|e| e.to_string())?;
+            let mut o = native_outcome(c, &c.isas[i], &r)?;
+            // The call the harness made, every dispatch and return the child observed, and the
+            // return of the call.
+            o.calls = std::iter::once((true, program.methods[0].art_method))
+                .chain(r.dispatch_log.iter().map(|&m| (m != 0, m)))
+                .chain(std::iter::once((false, 0)))
+                .collect();
+            return Ok(o);
         }
         execute_with(c, &c.isas[i], args, self.machines[i].as_mut())
     }
@@ -352,29 +384,35 @@ fn execute_with(
                 return Err("x86_64 runs no instance methods (no native heap)".into());
             }
             let r = native::run(&code.code, args, method).map_err(|e| e.to_string())?;
-            let result = r.result(&c.shorty);
-            Ok(Outcome {
-                isa: code.isa.clone(),
-                result,
-                executed: None,
-                records: decode_ring(&r.ring, r.cursor, Mode::Bits64)
-                    .map_err(|e| format!("ring: {e}"))?,
-                trace_points_run: 0,
-                // ART's managed callee-saves the child can check (r12-r15).
-                violations: (0..4)
-                    .filter(|k| r.callee_saves_changed & (1 << k) != 0)
-                    .map(|k| format!("x86_64: r{} not preserved across the call", 12 + k))
-                    .collect(),
-                exception: None,
-                entrypoints_called: Vec::new(),
-                calls: Vec::new(),
-                caught: Vec::new(),
-                pool_blocks: 0,
-                objects: Vec::new(),
-            })
+            let mut o = native_outcome(c, code, &r)?;
+            // The call the harness made and its return (the child dispatched nothing).
+            o.calls = vec![(true, method), (false, 0)];
+            Ok(o)
         }
         other => Err(format!("no executor for {other}")),
     }
+}
+
+/// What a native x86_64 run observed.
+fn native_outcome(c: &Compiled, code: &IsaCode, r: &native::NativeRun) -> Result<Outcome, String> {
+    Ok(Outcome {
+        isa: code.isa.clone(),
+        result: r.result(&c.shorty),
+        executed: None,
+        records: decode_ring(&r.ring, r.cursor, Mode::Bits64).map_err(|e| format!("ring: {e}"))?,
+        trace_points_run: 0,
+        // ART's managed callee-saves the child can check (r12-r15).
+        violations: (0..4)
+            .filter(|k| r.callee_saves_changed & (1 << k) != 0)
+            .map(|k| format!("x86_64: r{} not preserved across the call", 12 + k))
+            .collect(),
+        exception: None,
+        entrypoints_called: Vec::new(),
+        calls: Vec::new(),
+        caught: Vec::new(),
+        pool_blocks: 0,
+        objects: Vec::new(),
+    })
 }
 
 /// A ring as the tools decode it, without the START record the harness wrote in slot 0.

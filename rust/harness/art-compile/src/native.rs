@@ -11,6 +11,7 @@
 //! register discipline is checked instruction by instruction by rust/harness/hotpath-x86).
 
 use crate::abi::Arg;
+pub use crate::native_dispatch::NativeDispatch;
 
 #[derive(Debug, thiserror::Error)]
 pub enum NativeError {
@@ -95,6 +96,9 @@ pub struct NativeRun {
     pub jni: Option<JniAfter>,
     /// The thread's `end` word after the calls (many-thread mode: the block it owns).
     pub end: u64,
+    /// With invoke dispatch (`run_dispatch`): every dispatch (the callee's `ArtMethod*`) and
+    /// every return (0) the child observed, in order (`crate::native_dispatch`).
+    pub dispatch_log: Vec<u64>,
 }
 
 /// Many-thread mode (docs/many-threads.md): the pool's header as the runtime lays it out for a
@@ -211,6 +215,31 @@ pub fn run(code: &[u8], args: &[Arg], method: u64) -> Result<NativeRun, NativeEr
     calls(code, args, method, 1, true)
 }
 
+/// Calls `d.methods[0]` once, tracing on, its static invokes dispatched into the other
+/// methods' code (`crate::native_dispatch`).
+#[cfg(target_arch = "x86_64")]
+pub fn run_dispatch(d: &NativeDispatch, args: &[Arg]) -> Result<NativeRun, NativeError> {
+    let entry = d
+        .methods
+        .first()
+        .ok_or_else(|| NativeError::Args("no method to call".into()))?;
+    run_child(
+        &entry.code,
+        args,
+        entry.art_method,
+        1,
+        true,
+        None,
+        None,
+        Some(d),
+    )
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+pub fn run_dispatch(_d: &NativeDispatch, _args: &[Arg]) -> Result<NativeRun, NativeError> {
+    Err(NativeError::WrongHost)
+}
+
 /// Calls the code `iterations` times in a row in one child, with tracing on (the Hubble block
 /// as start() leaves it) or off (cursor 0, as between stop and restart), and times the loop.
 #[cfg(target_arch = "x86_64")]
@@ -221,7 +250,7 @@ pub fn calls(
     iterations: u64,
     tracing: bool,
 ) -> Result<NativeRun, NativeError> {
-    run_child(code, args, method, iterations, tracing, None, None)
+    run_child(code, args, method, iterations, tracing, None, None, None)
 }
 
 /// Calls the code `iterations` times in a row with the thread in many-thread mode, as
@@ -242,7 +271,16 @@ pub fn pool_calls(
             pool.total_slots
         )));
     }
-    run_child(code, args, method, iterations, true, None, Some(*pool))
+    run_child(
+        code,
+        args,
+        method,
+        iterations,
+        true,
+        None,
+        Some(*pool),
+        None,
+    )
 }
 
 #[cfg(not(target_arch = "x86_64"))]
@@ -265,7 +303,7 @@ pub fn jni_call(
     method: u64,
     jni: &JniImage<'_>,
 ) -> Result<NativeRun, NativeError> {
-    run_child(code, args, method, 1, true, Some(*jni), None)
+    run_child(code, args, method, 1, true, Some(*jni), None, None)
 }
 
 #[cfg(not(target_arch = "x86_64"))]
@@ -279,6 +317,7 @@ pub fn jni_call(
 }
 
 #[cfg(target_arch = "x86_64")]
+#[allow(clippy::too_many_arguments)]
 fn run_child(
     code: &[u8],
     args: &[Arg],
@@ -287,6 +326,7 @@ fn run_child(
     tracing: bool,
     jni: Option<JniImage<'_>>,
     pool: Option<PoolSetup>,
+    dispatch: Option<&NativeDispatch>,
 ) -> Result<NativeRun, NativeError> {
     let (core, fp, area) = place_x86_64(args)?;
     let mut out_area = [0u8; OUT_AREA];
@@ -326,6 +366,7 @@ fn run_child(
                     jni,
                     pool,
                     tid_offset,
+                    dispatch,
                 },
                 fds[1],
             )
@@ -333,9 +374,21 @@ fn run_child(
     }
     // SAFETY: closing our copy of the write end.
     unsafe { libc::close(fds[1]) };
-    let mut buf = vec![0u8; RESULT_BYTES];
+    // The header and the ring, then the dispatch log's length and entries, up to EOF.
+    let mut buf = vec![0u8; RESULT_BYTES + 8];
     let mut got = 0usize;
-    while got < buf.len() {
+    loop {
+        if got == buf.len() {
+            let logged =
+                u64::from_le_bytes(buf[RESULT_BYTES..RESULT_BYTES + 8].try_into().unwrap());
+            let want = RESULT_BYTES
+                + 8
+                + 8 * logged.min(crate::native_dispatch::LOG_CAPACITY as u64) as usize;
+            if want == buf.len() {
+                break;
+            }
+            buf.resize(want, 0);
+        }
         // SAFETY: reading into the unread tail of buf.
         let n = unsafe { libc::read(fds[0], buf[got..].as_mut_ptr().cast(), buf.len() - got) };
         if n <= 0 {
@@ -351,6 +404,12 @@ fn run_child(
     }
     if libc::WIFSIGNALED(status) {
         return Err(NativeError::Crashed(libc::WTERMSIG(status)));
+    }
+    if let Some(why) = libc::WIFEXITED(status)
+        .then(|| crate::native_dispatch::exit_reason(libc::WEXITSTATUS(status)))
+        .flatten()
+    {
+        return Err(NativeError::Os(format!("invoke dispatch: {why}")));
     }
     if got != buf.len() {
         return Err(NativeError::Os(format!(
@@ -382,6 +441,7 @@ fn run_child(
             unlock_calls: (word(15) >> 32) as u32,
         }),
         end: word(16),
+        dispatch_log: (RESULT_BYTES / 8 + 1..buf.len() / 8).map(word).collect(),
     })
 }
 
@@ -414,6 +474,7 @@ struct Call<'a> {
     jni: Option<JniImage<'a>>,
     pool: Option<PoolSetup>,
     tid_offset: u64,
+    dispatch: Option<&'a NativeDispatch>,
 }
 
 /// # Safety
@@ -433,13 +494,17 @@ unsafe fn child(call: &Call<'_>, out: i32) -> ! {
         jni,
         pool,
         tid_offset,
+        dispatch,
     } = *call;
     const ARCH_SET_GS: i32 = 0x1001;
-    let len = (code.len() + 0xfff) & !0xfff;
+    let len = match dispatch {
+        Some(d) => d.layout().1,
+        None => (code.len() + 0xfff) & !0xfff,
+    };
     let ring_bytes = RING_SLOTS * 8;
     // SAFETY: anonymous private mappings; the code is copied in, then made executable; the
     // Hubble block's offsets lie inside the thread mapping (thread-offsets.txt: < 0x200).
-    let (mem, thread, ring) = unsafe {
+    let (entry, thread, ring) = unsafe {
         // Many-thread mode: the ring mapping is the pool, at the address its header names.
         let ring_at = if pool.is_some() { POOL_BASE } else { 0 };
         let (mem, thread, ring) = (
@@ -483,7 +548,13 @@ unsafe fn child(call: &Call<'_>, out: i32) -> ! {
             field(crate::thread::END, end);
             field(crate::thread::CURSOR, if tracing { begin + 8 } else { 0 });
         }
-        std::ptr::copy_nonoverlapping(code.as_ptr(), mem.cast::<u8>(), code.len());
+        let entry = match dispatch {
+            Some(d) => crate::native_dispatch::install(d, mem.cast::<u8>(), thread.cast::<u8>()),
+            None => {
+                std::ptr::copy_nonoverlapping(code.as_ptr(), mem.cast::<u8>(), code.len());
+                mem as u64
+            }
+        };
         // A method that does not return is killed (SIGALRM) after 10 s.
         libc::alarm(10);
         if libc::mprotect(mem, len, libc::PROT_READ | libc::PROT_EXEC) != 0
@@ -491,7 +562,7 @@ unsafe fn child(call: &Call<'_>, out: i32) -> ! {
         {
             libc::_exit(4);
         }
-        (mem, thread, ring)
+        (entry, thread, ring)
     };
     // SAFETY: fresh mappings (the ArtMethod's page at its fixed address, which nothing else
     // in this child uses); every field offset comes from ART's accessors and lies inside its
@@ -505,7 +576,7 @@ unsafe fn child(call: &Call<'_>, out: i32) -> ! {
     let mut saves = [0u64; 4];
     let mut changed = 0u64;
     let ctx: [u64; 4] = [
-        mem as u64,
+        entry,
         &mut rsp_at_call as *mut u64 as u64,
         out_area.as_ptr() as u64,
         out_area_used as u64,
@@ -628,10 +699,20 @@ unsafe fn child(call: &Call<'_>, out: i32) -> ! {
         header[104..112].copy_from_slice(&rsp_at_call.to_le_bytes());
         header[112..120].copy_from_slice(&changed.to_le_bytes());
         header[128..136].copy_from_slice(&end_word.to_le_bytes());
+        // Then the dispatch log: its length and entries (none without dispatch).
+        let log: &[u64] = match dispatch {
+            Some(_) => crate::native_dispatch::log(),
+            None => &[],
+        };
         if !write_all(out, &header)
             || !write_all(
                 out,
                 std::slice::from_raw_parts(ring.cast::<u8>(), ring_bytes),
+            )
+            || !write_all(out, &(log.len() as u64).to_le_bytes())
+            || !write_all(
+                out,
+                std::slice::from_raw_parts(log.as_ptr().cast::<u8>(), log.len() * 8),
             )
         {
             libc::_exit(5);

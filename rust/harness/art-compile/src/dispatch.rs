@@ -564,66 +564,19 @@ impl Dispatcher {
         this: u64,
     ) -> Result<String, Failure> {
         let classes = self.linker.classes().map_err(Failure::Error)?;
-        let lookup = |e: LookupError| match e {
-            LookupError::Throw(t) => Failure::Threw(t),
-            LookupError::Unmodelled(why) => Failure::Error(why),
-        };
-        let (owner, resolved) = classes.resolve_method(callee).map_err(lookup)?;
-        let is_interface = owner.access & heap::ACC_INTERFACE != 0;
-        if (kind == InvokeKind::Interface) != is_interface && kind != InvokeKind::Super {
-            return Err(Failure::Threw(
-                "java.lang.IncompatibleClassChangeError".into(),
-            ));
-        }
+        // Resolution (and its errors) comes before the null check (:541-555).
+        choose(&classes, kind, callee, caller_class, None)?;
         if this == 0 {
             return Err(Failure::Threw("java.lang.NullPointerException".into()));
         }
-        let sig = resolved.name_sig().to_string();
-        let chosen = match kind {
-            InvokeKind::Static | InvokeKind::Direct => Some(resolved),
-            _ if resolved.access & heap::ACC_PRIVATE != 0 => Some(resolved),
-            InvokeKind::Virtual => {
-                let class = heap::class_of(u, &classes, this).map_err(Failure::Error)?;
-                classes.vtable_entry(&class.descriptor, &sig).map(|f| f.1)
-            }
-            InvokeKind::Super => {
-                if is_interface {
-                    return Err(Failure::Error(format!(
-                        "{callee}: invoke-super of an interface method is not modelled"
-                    )));
-                }
-                let superclass = classes
-                    .get(caller_class)
-                    .and_then(|c| c.superclass.clone())
-                    .ok_or_else(|| {
-                        Failure::Error(format!("{caller_class} has no superclass in the dex"))
-                    })?;
-                match classes.vtable_entry(&superclass, &sig) {
-                    Some(f) => Some(f.1),
-                    None => return Err(Failure::Threw("java.lang.NoSuchMethodError".into())),
-                }
-            }
-            InvokeKind::Interface => {
-                let class = heap::class_of(u, &classes, this).map_err(Failure::Error)?;
-                match classes.interface_target(&class.descriptor, &sig) {
-                    Some(f) => Some(f.1),
-                    None => {
-                        return Err(Failure::Threw(
-                            "java.lang.IncompatibleClassChangeError".into(),
-                        ))
-                    }
-                }
-            }
-        };
-        let chosen = chosen.ok_or_else(|| {
-            Failure::Error(format!(
-                "{callee}: the receiver's class has no vtable entry for it"
-            ))
-        })?;
-        if chosen.access & heap::ACC_ABSTRACT != 0 {
-            return Err(Failure::Threw("java.lang.AbstractMethodError".into()));
-        }
-        Ok(chosen.descriptor.clone())
+        let class = heap::class_of(u, &classes, this).map_err(Failure::Error)?;
+        choose(
+            &classes,
+            kind,
+            callee,
+            caller_class,
+            Some(&class.descriptor),
+        )
     }
 
     /// The code called an instance field entrypoint (`p{Get,Set}<Kind>Instance`): do what
@@ -791,18 +744,27 @@ impl Dispatcher {
     }
 }
 
-/// What the native x86_64 child needs to run `c` with its static invokes dispatched
-/// (`crate::native_dispatch`): `c` and every method it can reach through them, each compiled
+/// What the native x86_64 child needs to run `c` with its invokes dispatched and its instance
+/// fields served (`crate::native_dispatch`): `c` and every method it can reach, each compiled
 /// once by `linker` (as traced as `c`), their `ArtMethod*` values (`method_value` + 0x40 per
-/// callee, as in unicorn), and per invoke the offset of the call's return address: the
-/// Default stack map of its dex pc (what `ToDexPc` maps back). Anything else is an error with
-/// its reason: another invoke kind (no native heap or receivers), a native or instance callee,
-/// a callee the dex does not define (its NoSuchMethodError would need exception delivery).
+/// callee, as in unicorn), per invoke the offset of the call's return address (the Default
+/// stack map of its dex pc, what `ToDexPc` maps back) and where it continues — one method, or
+/// per receiver class of the dex the method `choose` gives for it (as `Dispatcher::select`
+/// does in unicorn, decided here for every class because the child cannot look anything up) —
+/// and per iget/iput field its slot in each class that has it. Anything the child could only
+/// answer with an exception (a callee the dex does not define, an abstract method) is an error
+/// with its reason: there is no native exception delivery.
 pub fn native_program(
     c: &Compiled,
     linker: &Linker,
 ) -> Result<crate::native_dispatch::NativeDispatch, String> {
-    use crate::native_dispatch::{NativeCode, NativeDispatch};
+    use crate::native_dispatch::{
+        NativeCode, NativeDispatch, NativeField, NativeInvoke, Target, FIELD_ENTRYPOINTS,
+    };
+    let failure = |f: Failure| match f {
+        Failure::Threw(e) => format!("it would throw {e}"),
+        Failure::Error(e) => e,
+    };
     let entry = Rc::new(c.clone());
     let first = entry
         .isa("x86_64")
@@ -814,46 +776,123 @@ pub fn native_program(
             .find(|e| e.0 == name)
             .map(|e| u64::from(e.1))
     };
-    let invoke_static_slot = slot("InvokeStaticTrampolineWithAccessCheck")
-        .ok_or("no InvokeStaticTrampolineWithAccessCheck entrypoint in the compile output")?;
+    let mut invoke_slots = Vec::new();
+    for (kind, name) in [
+        (0, "InvokeStaticTrampolineWithAccessCheck"),
+        (1, "InvokeDirectTrampolineWithAccessCheck"),
+        (2, "InvokeVirtualTrampolineWithAccessCheck"),
+        (3, "InvokeSuperTrampolineWithAccessCheck"),
+        (4, "InvokeInterfaceTrampolineWithAccessCheck"),
+    ] {
+        invoke_slots.push((kind, slot(name).ok_or(format!("no {name} entrypoint"))?));
+    }
+    let field_slots: Vec<(usize, u64)> = FIELD_ENTRYPOINTS
+        .iter()
+        .enumerate()
+        .filter_map(|(k, (name, _, _))| slot(name).map(|s| (k, s)))
+        .collect();
+    let provided: Vec<u64> = invoke_slots
+        .iter()
+        .map(|s| s.1)
+        .chain(field_slots.iter().map(|s| s.1))
+        .collect();
     let other_slots = first
         .entrypoints
         .iter()
-        .filter(|e| e.0 != "InvokeStaticTrampolineWithAccessCheck")
         .map(|e| u64::from(e.1))
+        .filter(|s| !provided.contains(s))
         .collect();
+    // Read once per linker (cached); only calls on objects and field accesses use it.
+    let needs_classes = || -> Result<Rc<Classes>, String> { linker.classes() };
+    let mut classes: Option<Rc<Classes>> = None;
     let base = crate::method_value("x86_64");
     let mut order: Vec<Rc<Compiled>> = vec![entry];
     let mut index: HashMap<String, usize> = HashMap::from([(c.method.clone(), 0)]);
     let mut methods = Vec::new();
     let mut k = 0;
+    // The index of `descriptor` in `order`, compiled on first use.
+    let mut target_of = |descriptor: &str,
+                         order: &mut Vec<Rc<Compiled>>,
+                         want_static: bool|
+     -> Result<usize, String> {
+        if let Some(&t) = index.get(descriptor) {
+            return Ok(t);
+        }
+        let callee = linker.resolve(descriptor).map_err(|e| e.to_string())?;
+        if callee.jni.is_some() {
+            return Err(format!(
+                "{}: a native callee does not run natively",
+                callee.method
+            ));
+        }
+        if callee.is_static != want_static {
+            return Err(format!(
+                "{}: it would throw IncompatibleClassChangeError",
+                callee.method
+            ));
+        }
+        order.push(callee);
+        index.insert(descriptor.to_string(), order.len() - 1);
+        Ok(order.len() - 1)
+    };
     while k < order.len() {
         let m = Rc::clone(&order[k]);
         let code = m
             .isa("x86_64")
             .ok_or_else(|| format!("{} was not compiled for x86_64", m.method))?;
+        let caller_class = heap::class_of_descriptor(&m.method).to_string();
         let mut invokes = Vec::new();
         for inv in &m.invokes {
-            if inv.opcode.trim_end_matches("/range") != "invoke-static" {
-                return Err(format!(
-                    "{}: {} at dex pc {}: x86_64 dispatches static invokes only (no native \
-                     heap or receivers)",
-                    m.method, inv.opcode, inv.dex_pc
-                ));
-            }
-            let target = match index.get(&inv.callee) {
-                Some(&t) => t,
-                None => {
-                    let callee = linker.resolve(&inv.callee).map_err(|e| e.to_string())?;
-                    if callee.jni.is_some() || !callee.is_static {
-                        return Err(format!(
-                            "{}: a native or instance callee does not run natively",
-                            callee.method
-                        ));
+            let op = inv.opcode.trim_end_matches("/range");
+            let (kind, n) = match op {
+                "invoke-static" => (InvokeKind::Static, 0),
+                "invoke-direct" => (InvokeKind::Direct, 1),
+                "invoke-virtual" => (InvokeKind::Virtual, 2),
+                "invoke-super" => (InvokeKind::Super, 3),
+                "invoke-interface" => (InvokeKind::Interface, 4),
+                other => return Err(format!("{}: {other} is not dispatched", m.method)),
+            };
+            let target = if kind == InvokeKind::Static {
+                Target::Fixed(target_of(&inv.callee, &mut order, true)?)
+            } else {
+                if classes.is_none() {
+                    classes = Some(needs_classes()?);
+                }
+                let classes = classes.as_ref().ok_or("no classes")?;
+                // Direct, super and private calls: the method resolution (and for super the
+                // superclass's vtable) gives, whatever the receiver.
+                let resolved =
+                    choose(classes, kind, &inv.callee, &caller_class, None).map_err(failure)?;
+                if matches!(kind, InvokeKind::Direct | InvokeKind::Super)
+                    || resolved_is_private(classes, &resolved)
+                {
+                    Target::Fixed(target_of(&resolved, &mut order, false)?)
+                } else {
+                    let mut by = Vec::new();
+                    for class in classes.all() {
+                        let Some(addr) = classes.class_address(&class.descriptor) else {
+                            continue;
+                        };
+                        // A class on which the call throws (an abstract method, no
+                        // implementation) is marked so; one the call cannot be made on at all
+                        // (no such method in its chain) is no receiver of it.
+                        match choose(
+                            classes,
+                            kind,
+                            &inv.callee,
+                            &caller_class,
+                            Some(&class.descriptor),
+                        ) {
+                            Ok(chosen) => {
+                                by.push((addr as u32, target_of(&chosen, &mut order, false)?))
+                            }
+                            Err(Failure::Threw(_)) => {
+                                by.push((addr as u32, crate::native_dispatch::THROWS))
+                            }
+                            Err(Failure::Error(_)) => {}
+                        }
                     }
-                    order.push(callee);
-                    index.insert(inv.callee.clone(), order.len() - 1);
-                    order.len() - 1
+                    Target::ByClass(by)
                 }
             };
             let returns: Vec<u32> = code
@@ -868,20 +907,121 @@ pub fn native_program(
                     m.method, inv.dex_pc
                 ));
             }
-            invokes.extend(returns.into_iter().map(|r| (r, inv.method_idx, target)));
+            invokes.extend(returns.into_iter().map(|ret| NativeInvoke {
+                ret,
+                method_idx: inv.method_idx,
+                kind: n,
+                target: target.clone(),
+            }));
+        }
+        let mut fields = Vec::new();
+        for f in &m.fields {
+            if classes.is_none() {
+                classes = Some(needs_classes()?);
+            }
+            let classes = classes.as_ref().ok_or("no classes")?;
+            let slots = classes
+                .all()
+                .filter_map(|class| {
+                    let addr = classes.class_address(&class.descriptor)?;
+                    let slot = classes
+                        .field_slot(&class.descriptor, &f.class, &f.name, &f.ty)
+                        .ok()?;
+                    Some((addr as u32, slot as u32))
+                })
+                .collect();
+            fields.push(NativeField {
+                field_idx: f.field_idx,
+                ty: f.ty.as_bytes().first().copied().unwrap_or(b'I'),
+                slots,
+            });
         }
         methods.push(NativeCode {
             code: code.code.clone(),
             art_method: base + k as u64 * ART_METHOD_STRIDE,
             invokes,
+            fields,
         });
         k += 1;
     }
     Ok(NativeDispatch {
         methods,
-        invoke_static_slot,
+        invoke_slots,
+        field_slots,
         other_slots,
     })
+}
+
+fn resolved_is_private(classes: &Classes, descriptor: &str) -> bool {
+    classes
+        .get(heap::class_of_descriptor(descriptor))
+        .and_then(|c| c.methods.iter().find(|m| m.descriptor == descriptor))
+        .is_some_and(|m| m.access & heap::ACC_PRIVATE != 0)
+}
+
+/// The method a call of `kind` naming `callee`, made by a method of `caller_class`, runs on a
+/// receiver of class `receiver` (`Dispatcher::select` says whose lines it follows); with no
+/// receiver, only resolution and the checks that need none (a virtual or interface call then
+/// chooses nothing: `Ok` of the resolved method).
+fn choose(
+    classes: &Classes,
+    kind: InvokeKind,
+    callee: &str,
+    caller_class: &str,
+    receiver: Option<&str>,
+) -> Result<String, Failure> {
+    let lookup = |e: LookupError| match e {
+        LookupError::Throw(t) => Failure::Threw(t),
+        LookupError::Unmodelled(why) => Failure::Error(why),
+    };
+    let (owner, resolved) = classes.resolve_method(callee).map_err(lookup)?;
+    let is_interface = owner.access & heap::ACC_INTERFACE != 0;
+    if (kind == InvokeKind::Interface) != is_interface && kind != InvokeKind::Super {
+        return Err(Failure::Threw(
+            "java.lang.IncompatibleClassChangeError".into(),
+        ));
+    }
+    let sig = resolved.name_sig().to_string();
+    let chosen = match (kind, receiver) {
+        (InvokeKind::Static | InvokeKind::Direct, _) => Some(resolved),
+        _ if resolved.access & heap::ACC_PRIVATE != 0 => Some(resolved),
+        (InvokeKind::Virtual | InvokeKind::Interface, None) => Some(resolved),
+        (InvokeKind::Virtual, Some(class)) => classes.vtable_entry(class, &sig).map(|f| f.1),
+        (InvokeKind::Super, _) => {
+            if is_interface {
+                return Err(Failure::Error(format!(
+                    "{callee}: invoke-super of an interface method is not modelled"
+                )));
+            }
+            let superclass = classes
+                .get(caller_class)
+                .and_then(|c| c.superclass.clone())
+                .ok_or_else(|| {
+                    Failure::Error(format!("{caller_class} has no superclass in the dex"))
+                })?;
+            match classes.vtable_entry(&superclass, &sig) {
+                Some(f) => Some(f.1),
+                None => return Err(Failure::Threw("java.lang.NoSuchMethodError".into())),
+            }
+        }
+        (InvokeKind::Interface, Some(class)) => match classes.interface_target(class, &sig) {
+            Some(f) => Some(f.1),
+            None => {
+                return Err(Failure::Threw(
+                    "java.lang.IncompatibleClassChangeError".into(),
+                ))
+            }
+        },
+    };
+    let chosen = chosen.ok_or_else(|| {
+        Failure::Error(format!(
+            "{callee}: the receiver's class has no vtable entry for it"
+        ))
+    })?;
+    if receiver.is_some() && chosen.access & heap::ACC_ABSTRACT != 0 {
+        return Err(Failure::Threw("java.lang.AbstractMethodError".into()));
+    }
+    Ok(chosen.descriptor.clone())
 }
 
 /// Whether `name` is an instance field entrypoint, and which: (is a get, bits it moves).
@@ -948,6 +1088,7 @@ impl crate::Runner {
         for m in self.machines.iter_mut().flatten() {
             m.set_objects(objects).map_err(|e| e.to_string())?;
         }
+        self.objects = objects.to_vec();
         Ok(())
     }
 

@@ -174,6 +174,11 @@ impl Classes {
         Ok(Classes { list, index })
     }
 
+    /// Every class, in dex order.
+    pub fn all(&self) -> impl Iterator<Item = &ClassDef> {
+        self.list.iter()
+    }
+
     pub fn get(&self, descriptor: &str) -> Option<&ClassDef> {
         self.index.get(descriptor).map(|&k| &self.list[k])
     }
@@ -420,16 +425,14 @@ pub fn canonical_field(ty: &str, raw: u64) -> u64 {
     }
 }
 
-/// Lays out `objects` at `object_address(0..)`: each object's class reference, a zero monitor
-/// and its fields; the heap is cleared first.
-pub fn write_objects(
-    u: &mut Unicorn<'_, ()>,
-    classes: &Classes,
-    objects: &[ObjectSpec],
-) -> Result<Vec<u64>, String> {
-    u.mem_write(HEAP_BASE, &vec![0u8; HEAP_SIZE as usize])
-        .map_err(|e| format!("clearing the heap: {e:?}"))?;
-    let mut addresses = Vec::new();
+/// The heap's bytes from `HEAP_BASE` with `objects` laid out at `object_address(0..)`: each
+/// object's class reference, a zero monitor and its fields.
+pub fn image(classes: &Classes, objects: &[ObjectSpec]) -> Result<Vec<u8>, String> {
+    let len = OBJECT_STRIDE as usize * objects.len();
+    if len as u64 > HEAP_SIZE / 2 {
+        return Err("too many objects for the heap".into());
+    }
+    let mut bytes = vec![0u8; len];
     for (k, o) in objects.iter().enumerate() {
         let class = classes
             .class_address(&o.class)
@@ -438,45 +441,68 @@ pub fn write_objects(
         if HEADER + 8 * layout.len() as u64 > OBJECT_STRIDE {
             return Err(format!("object {k}: {} has too many fields", o.class));
         }
-        let at = object_address(k);
-        if at + OBJECT_STRIDE > HEAP_BASE + HEAP_SIZE {
-            return Err("too many objects for the heap".into());
-        }
-        u.mem_write(at, &(class as u32).to_le_bytes())
-            .map_err(|e| format!("{e:?}"))?;
+        let at = (object_address(k) - HEAP_BASE) as usize;
+        bytes[at..at + 4].copy_from_slice(&(class as u32).to_le_bytes());
         for (name, bits) in &o.fields {
             let slot = layout
                 .iter()
                 .position(|(_, n, _)| n == name)
                 .ok_or_else(|| format!("object {k}: {} has no field {name}", o.class))?;
-            u.mem_write(slot_address(at, slot), &bits.to_le_bytes())
-                .map_err(|e| format!("{e:?}"))?;
+            let s = (slot_address(object_address(k), slot) - HEAP_BASE) as usize;
+            bytes[s..s + 8].copy_from_slice(&bits.to_le_bytes());
         }
-        addresses.push(at);
     }
-    Ok(addresses)
+    Ok(bytes)
 }
 
-/// The fields of the objects `write_objects` laid out, after a call: per object, (name,
-/// canonical bits) in layout order.
+/// The fields of `objects` in a heap image after a call: per object, (name, canonical bits)
+/// in layout order.
+pub fn read_image(
+    classes: &Classes,
+    objects: &[ObjectSpec],
+    bytes: &[u8],
+) -> Result<Vec<Vec<(String, u64)>>, String> {
+    let mut out = Vec::new();
+    for (k, o) in objects.iter().enumerate() {
+        let mut fields = Vec::new();
+        for (slot, (_, name, ty)) in classes.layout(&o.class).iter().enumerate() {
+            let s = (slot_address(object_address(k), slot) - HEAP_BASE) as usize;
+            let raw = bytes
+                .get(s..s + 8)
+                .ok_or("the heap image is shorter than its objects")?;
+            fields.push((
+                name.clone(),
+                canonical_field(ty, u64::from_le_bytes(raw.try_into().unwrap())),
+            ));
+        }
+        out.push(fields);
+    }
+    Ok(out)
+}
+
+/// Lays out `objects` in the emulator's heap (`image`), the rest of the heap cleared.
+pub fn write_objects(
+    u: &mut Unicorn<'_, ()>,
+    classes: &Classes,
+    objects: &[ObjectSpec],
+) -> Result<(), String> {
+    let bytes = image(classes, objects)?;
+    u.mem_write(HEAP_BASE, &vec![0u8; HEAP_SIZE as usize])
+        .and_then(|()| u.mem_write(HEAP_BASE, &bytes))
+        .map_err(|e| format!("writing the heap: {e:?}"))
+}
+
+/// The fields of the objects `write_objects` laid out, after a call (`read_image`).
 pub fn read_objects(
     u: &Unicorn<'_, ()>,
     classes: &Classes,
     objects: &[ObjectSpec],
 ) -> Result<Vec<Vec<(String, u64)>>, String> {
-    let mut out = Vec::new();
-    for (k, o) in objects.iter().enumerate() {
-        let at = object_address(k);
-        let mut fields = Vec::new();
-        for (slot, (_, name, ty)) in classes.layout(&o.class).iter().enumerate() {
-            let mut b = [0u8; 8];
-            u.mem_read(slot_address(at, slot), &mut b)
-                .map_err(|e| format!("{e:?}"))?;
-            fields.push((name.clone(), canonical_field(ty, u64::from_le_bytes(b))));
-        }
-        out.push(fields);
-    }
-    Ok(out)
+    let len = OBJECT_STRIDE as usize * objects.len();
+    let bytes = u
+        .mem_read_as_vec(HEAP_BASE, len)
+        .map_err(|e| format!("reading the heap: {e:?}"))?;
+    read_image(classes, objects, &bytes)
 }
 
 /// The class of the object at `obj` (its `klass_` word), or why not.

@@ -295,6 +295,8 @@ pub struct Runner {
     /// (`dispatch::native_program`, built once per method and traced-ness).
     linker: Option<std::rc::Rc<dispatch::Linker>>,
     native: std::collections::HashMap<(String, bool), std::rc::Rc<native::NativeDispatch>>,
+    /// The objects laid out before each call (`set_objects`), for the native child too.
+    objects: Vec<heap::ObjectSpec>,
 }
 
 impl Runner {
@@ -318,19 +320,14 @@ impl Runner {
             machines,
             linker: None,
             native: std::collections::HashMap::new(),
+            objects: Vec::new(),
         })
     }
 
     /// Runs `c.isas[i]` with `args`.
     pub fn run(&mut self, c: &Compiled, i: usize, args: &[Arg]) -> Result<Outcome, String> {
-        if self.machines[i].is_none() && !c.is_static {
-            return Err(format!(
-                "{}: {} runs no instance methods (its native executor has no heap and no field \
-                 or invoke entrypoints; arm64, thumb2 and x86 run them)",
-                c.method, c.isas[i].isa
-            ));
-        }
-        if self.machines[i].is_none() && !c.invokes.is_empty() {
+        let objects = !c.is_static || !c.fields.is_empty();
+        if self.machines[i].is_none() && (!c.invokes.is_empty() || objects) {
             let Some(linker) = &self.linker else {
                 return Err(format!(
                     "{}: {} invokes other methods: run it with a linker (Runner::linked)",
@@ -349,8 +346,20 @@ impl Runner {
                     p
                 }
             };
-            let r = native::run_dispatch(&program, args).map_err(|e| e.to_string())?;
+            let classes = if self.objects.is_empty() {
+                None
+            } else {
+                Some(linker.classes()?)
+            };
+            let image = match &classes {
+                Some(classes) => heap::image(classes, &self.objects)?,
+                None => Vec::new(),
+            };
+            let r = native::run_dispatch(&program, &image, args).map_err(|e| e.to_string())?;
             let mut o = native_outcome(c, &c.isas[i], &r)?;
+            if let Some(classes) = &classes {
+                o.objects = heap::read_image(classes, &self.objects, &r.heap)?;
+            }
             // The call the harness made, every dispatch and return the child observed, and the
             // return of the call.
             o.calls = std::iter::once((true, program.methods[0].art_method))
@@ -381,7 +390,11 @@ fn execute_with(
         }
         "x86_64" => {
             if !c.is_static {
-                return Err("x86_64 runs no instance methods (no native heap)".into());
+                return Err(
+                    "x86_64 runs instance methods through a linked runner (Runner::linked), \
+                     whose child lays out the heap"
+                        .into(),
+                );
             }
             let r = native::run(&code.code, args, method).map_err(|e| e.to_string())?;
             let mut o = native_outcome(c, code, &r)?;

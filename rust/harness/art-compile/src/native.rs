@@ -99,6 +99,8 @@ pub struct NativeRun {
     /// With invoke dispatch (`run_dispatch`): every dispatch (the callee's `ArtMethod*`) and
     /// every return (0) the child observed, in order (`crate::native_dispatch`).
     pub dispatch_log: Vec<u64>,
+    /// With a heap (`run_dispatch`): its bytes after the call (the image's length).
+    pub heap: Vec<u8>,
 }
 
 /// Many-thread mode (docs/many-threads.md): the pool's header as the runtime lays it out for a
@@ -215,10 +217,15 @@ pub fn run(code: &[u8], args: &[Arg], method: u64) -> Result<NativeRun, NativeEr
     calls(code, args, method, 1, true)
 }
 
-/// Calls `d.methods[0]` once, tracing on, its static invokes dispatched into the other
-/// methods' code (`crate::native_dispatch`).
+/// Calls `d.methods[0]` once, tracing on, its invokes dispatched into the other methods' code
+/// and its field accesses served (`crate::native_dispatch`), with `heap` (the objects,
+/// `heap::image`) mapped at `heap::HEAP_BASE`.
 #[cfg(target_arch = "x86_64")]
-pub fn run_dispatch(d: &NativeDispatch, args: &[Arg]) -> Result<NativeRun, NativeError> {
+pub fn run_dispatch(
+    d: &NativeDispatch,
+    heap: &[u8],
+    args: &[Arg],
+) -> Result<NativeRun, NativeError> {
     let entry = d
         .methods
         .first()
@@ -231,12 +238,16 @@ pub fn run_dispatch(d: &NativeDispatch, args: &[Arg]) -> Result<NativeRun, Nativ
         true,
         None,
         None,
-        Some(d),
+        Some((d, heap)),
     )
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-pub fn run_dispatch(_d: &NativeDispatch, _args: &[Arg]) -> Result<NativeRun, NativeError> {
+pub fn run_dispatch(
+    _d: &NativeDispatch,
+    _heap: &[u8],
+    _args: &[Arg],
+) -> Result<NativeRun, NativeError> {
     Err(NativeError::WrongHost)
 }
 
@@ -326,7 +337,7 @@ fn run_child(
     tracing: bool,
     jni: Option<JniImage<'_>>,
     pool: Option<PoolSetup>,
-    dispatch: Option<&NativeDispatch>,
+    dispatch: Option<(&NativeDispatch, &[u8])>,
 ) -> Result<NativeRun, NativeError> {
     let (core, fp, area) = place_x86_64(args)?;
     let mut out_area = [0u8; OUT_AREA];
@@ -374,7 +385,8 @@ fn run_child(
     }
     // SAFETY: closing our copy of the write end.
     unsafe { libc::close(fds[1]) };
-    // The header and the ring, then the dispatch log's length and entries, up to EOF.
+    // The header and the ring, then the dispatch log's length and entries, then the heap.
+    let heap_len = dispatch.map_or(0, |(_, h)| h.len());
     let mut buf = vec![0u8; RESULT_BYTES + 8];
     let mut got = 0usize;
     loop {
@@ -383,7 +395,8 @@ fn run_child(
                 u64::from_le_bytes(buf[RESULT_BYTES..RESULT_BYTES + 8].try_into().unwrap());
             let want = RESULT_BYTES
                 + 8
-                + 8 * logged.min(crate::native_dispatch::LOG_CAPACITY as u64) as usize;
+                + 8 * logged.min(crate::native_dispatch::LOG_CAPACITY as u64) as usize
+                + heap_len;
             if want == buf.len() {
                 break;
             }
@@ -441,7 +454,10 @@ fn run_child(
             unlock_calls: (word(15) >> 32) as u32,
         }),
         end: word(16),
-        dispatch_log: (RESULT_BYTES / 8 + 1..buf.len() / 8).map(word).collect(),
+        dispatch_log: (RESULT_BYTES / 8 + 1..(buf.len() - heap_len) / 8)
+            .map(word)
+            .collect(),
+        heap: buf[buf.len() - heap_len..].to_vec(),
     })
 }
 
@@ -474,7 +490,7 @@ struct Call<'a> {
     jni: Option<JniImage<'a>>,
     pool: Option<PoolSetup>,
     tid_offset: u64,
-    dispatch: Option<&'a NativeDispatch>,
+    dispatch: Option<(&'a NativeDispatch, &'a [u8])>,
 }
 
 /// # Safety
@@ -498,7 +514,7 @@ unsafe fn child(call: &Call<'_>, out: i32) -> ! {
     } = *call;
     const ARCH_SET_GS: i32 = 0x1001;
     let len = match dispatch {
-        Some(d) => d.layout().1,
+        Some((d, _)) => d.layout().1,
         None => (code.len() + 0xfff) & !0xfff,
     };
     let ring_bytes = RING_SLOTS * 8;
@@ -549,7 +565,9 @@ unsafe fn child(call: &Call<'_>, out: i32) -> ! {
             field(crate::thread::CURSOR, if tracing { begin + 8 } else { 0 });
         }
         let entry = match dispatch {
-            Some(d) => crate::native_dispatch::install(d, mem.cast::<u8>(), thread.cast::<u8>()),
+            Some((d, heap)) => {
+                crate::native_dispatch::install(d, heap, mem.cast::<u8>(), thread.cast::<u8>())
+            }
             None => {
                 std::ptr::copy_nonoverlapping(code.as_ptr(), mem.cast::<u8>(), code.len());
                 mem as u64
@@ -700,9 +718,12 @@ unsafe fn child(call: &Call<'_>, out: i32) -> ! {
         header[112..120].copy_from_slice(&changed.to_le_bytes());
         header[128..136].copy_from_slice(&end_word.to_le_bytes());
         // Then the dispatch log: its length and entries (none without dispatch).
-        let log: &[u64] = match dispatch {
-            Some(_) => crate::native_dispatch::log(),
-            None => &[],
+        let (log, heap): (&[u64], &[u8]) = match dispatch {
+            Some((_, image)) => (
+                crate::native_dispatch::log(),
+                crate::native_dispatch::heap(image.len()),
+            ),
+            None => (&[], &[]),
         };
         if !write_all(out, &header)
             || !write_all(
@@ -714,6 +735,7 @@ unsafe fn child(call: &Call<'_>, out: i32) -> ! {
                 out,
                 std::slice::from_raw_parts(log.as_ptr().cast::<u8>(), log.len() * 8),
             )
+            || !write_all(out, heap)
         {
             libc::_exit(5);
         }

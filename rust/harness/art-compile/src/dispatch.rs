@@ -42,27 +42,46 @@ use crate::heap::{self, Classes, LookupError};
 use crate::output::{Compiled, FieldRef, Invoke, IsaCode, PcMap};
 use crate::{Harness, HarnessError};
 
-/// The invoke type a trampoline stands for (runtime/invoke_type.h).
+/// The invoke type a trampoline stands for (runtime/invoke_type.h); its number is the one the
+/// native child's trampolines pass (`crate::native_dispatch`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InvokeKind {
-    Static,
-    Direct,
-    Virtual,
-    Super,
-    Interface,
+    Static = 0,
+    Direct = 1,
+    Virtual = 2,
+    Super = 3,
+    Interface = 4,
 }
 
 impl InvokeKind {
-    /// The kind of the `p<Kind>TrampolineWithAccessCheck` entrypoint `name` (without the `p`).
+    pub const ALL: [InvokeKind; 5] = [
+        InvokeKind::Static,
+        InvokeKind::Direct,
+        InvokeKind::Virtual,
+        InvokeKind::Super,
+        InvokeKind::Interface,
+    ];
+
+    /// The name of its `p<Kind>TrampolineWithAccessCheck` entrypoint, without the `p`.
+    pub fn entrypoint(self) -> &'static str {
+        match self {
+            InvokeKind::Static => "InvokeStaticTrampolineWithAccessCheck",
+            InvokeKind::Direct => "InvokeDirectTrampolineWithAccessCheck",
+            InvokeKind::Virtual => "InvokeVirtualTrampolineWithAccessCheck",
+            InvokeKind::Super => "InvokeSuperTrampolineWithAccessCheck",
+            InvokeKind::Interface => "InvokeInterfaceTrampolineWithAccessCheck",
+        }
+    }
+
+    /// The kind of the trampoline entrypoint `name` (without the `p`).
     pub fn of_entrypoint(name: &str) -> Option<InvokeKind> {
-        Some(match name {
-            "InvokeStaticTrampolineWithAccessCheck" => InvokeKind::Static,
-            "InvokeDirectTrampolineWithAccessCheck" => InvokeKind::Direct,
-            "InvokeVirtualTrampolineWithAccessCheck" => InvokeKind::Virtual,
-            "InvokeSuperTrampolineWithAccessCheck" => InvokeKind::Super,
-            "InvokeInterfaceTrampolineWithAccessCheck" => InvokeKind::Interface,
-            _ => return None,
-        })
+        InvokeKind::ALL.into_iter().find(|k| k.entrypoint() == name)
+    }
+
+    /// The kind of an invoke instruction (`invoke-virtual`, `/range` or not).
+    fn of_opcode(opcode: &str) -> Option<InvokeKind> {
+        let op = opcode.trim_end_matches("/range");
+        InvokeKind::ALL.into_iter().find(|k| k.opcode() == op)
     }
 
     /// The dex opcode's name without `/range` (`Instruction::Name`).
@@ -488,7 +507,7 @@ impl Dispatcher {
                 ))
             })?
             .clone();
-        if instr.opcode.trim_end_matches("/range") != kind.opcode() {
+        if InvokeKind::of_opcode(&instr.opcode) != Some(kind) {
             return Err(Failure::Error(format!(
                 "the {} trampoline was called for {} at dex pc {dex_pc}",
                 kind.opcode(),
@@ -661,17 +680,15 @@ impl Dispatcher {
             Err(LookupError::Unmodelled(why)) => return Err(why),
         };
         let at = heap::slot_address(obj, slot);
-        let mask = if width == 64 {
-            u64::MAX
-        } else {
-            (1u64 << width) - 1
-        };
         if get {
             let mut b = [0u8; 8];
             u.mem_read(at, &mut b).map_err(|e| format!("{e:?}"))?;
             // ArtField::Get<Kind> (the field's own type), widened as the C++ return type does:
             // sub-word ints sign- or zero-extended (ssize_t / size_t).
-            let v = heap::canonical_field(&field.ty, u64::from_le_bytes(b) & mask);
+            let v = heap::canonical_field(
+                heap::type_char(&field.ty),
+                heap::field_bits(width, u64::from_le_bytes(b)),
+            );
             match self.isa {
                 Isa::Arm64 => {
                     let _ = u.reg_write(RegisterARM64::X0, v);
@@ -690,7 +707,7 @@ impl Dispatcher {
                 }
             }
         } else {
-            u.mem_write(at, &(value & mask).to_le_bytes())
+            u.mem_write(at, &heap::field_bits(width, value).to_le_bytes())
                 .map_err(|e| format!("{e:?}"))?;
             // RETURN_IF_W0_IS_ZERO_OR_DELIVER: the setter returned 0.
             let _ = match self.isa {
@@ -758,9 +775,7 @@ pub fn native_program(
     c: &Compiled,
     linker: &Linker,
 ) -> Result<crate::native_dispatch::NativeDispatch, String> {
-    use crate::native_dispatch::{
-        NativeCode, NativeDispatch, NativeField, NativeInvoke, Target, FIELD_ENTRYPOINTS,
-    };
+    use crate::native_dispatch::{NativeCode, NativeDispatch, NativeField, NativeInvoke, Target};
     let failure = |f: Failure| match f {
         Failure::Threw(e) => format!("it would throw {e}"),
         Failure::Error(e) => e,
@@ -777,14 +792,12 @@ pub fn native_program(
             .map(|e| u64::from(e.1))
     };
     let mut invoke_slots = Vec::new();
-    for (kind, name) in [
-        (0, "InvokeStaticTrampolineWithAccessCheck"),
-        (1, "InvokeDirectTrampolineWithAccessCheck"),
-        (2, "InvokeVirtualTrampolineWithAccessCheck"),
-        (3, "InvokeSuperTrampolineWithAccessCheck"),
-        (4, "InvokeInterfaceTrampolineWithAccessCheck"),
-    ] {
-        invoke_slots.push((kind, slot(name).ok_or(format!("no {name} entrypoint"))?));
+    for kind in InvokeKind::ALL {
+        let name = kind.entrypoint();
+        invoke_slots.push((
+            kind as u32,
+            slot(name).ok_or(format!("no {name} entrypoint"))?,
+        ));
     }
     let field_slots: Vec<(usize, u64)> = FIELD_ENTRYPOINTS
         .iter()
@@ -802,9 +815,6 @@ pub fn native_program(
         .map(|e| u64::from(e.1))
         .filter(|s| !provided.contains(s))
         .collect();
-    // Read once per linker (cached); only calls on objects and field accesses use it.
-    let needs_classes = || -> Result<Rc<Classes>, String> { linker.classes() };
-    let mut classes: Option<Rc<Classes>> = None;
     let base = crate::method_value("x86_64");
     let mut order: Vec<Rc<Compiled>> = vec![entry];
     let mut index: HashMap<String, usize> = HashMap::from([(c.method.clone(), 0)]);
@@ -843,22 +853,13 @@ pub fn native_program(
         let caller_class = heap::class_of_descriptor(&m.method).to_string();
         let mut invokes = Vec::new();
         for inv in &m.invokes {
-            let op = inv.opcode.trim_end_matches("/range");
-            let (kind, n) = match op {
-                "invoke-static" => (InvokeKind::Static, 0),
-                "invoke-direct" => (InvokeKind::Direct, 1),
-                "invoke-virtual" => (InvokeKind::Virtual, 2),
-                "invoke-super" => (InvokeKind::Super, 3),
-                "invoke-interface" => (InvokeKind::Interface, 4),
-                other => return Err(format!("{}: {other} is not dispatched", m.method)),
-            };
+            let kind = InvokeKind::of_opcode(&inv.opcode)
+                .ok_or_else(|| format!("{}: {} is not dispatched", m.method, inv.opcode))?;
             let target = if kind == InvokeKind::Static {
                 Target::Fixed(target_of(&inv.callee, &mut order, true)?)
             } else {
-                if classes.is_none() {
-                    classes = Some(needs_classes()?);
-                }
-                let classes = classes.as_ref().ok_or("no classes")?;
+                // The linker reads the dex's classes once.
+                let classes = &*linker.classes()?;
                 // Direct, super and private calls: the method resolution (and for super the
                 // superclass's vtable) gives, whatever the receiver.
                 let resolved =
@@ -910,16 +911,13 @@ pub fn native_program(
             invokes.extend(returns.into_iter().map(|ret| NativeInvoke {
                 ret,
                 method_idx: inv.method_idx,
-                kind: n,
+                kind: kind as u32,
                 target: target.clone(),
             }));
         }
         let mut fields = Vec::new();
         for f in &m.fields {
-            if classes.is_none() {
-                classes = Some(needs_classes()?);
-            }
-            let classes = classes.as_ref().ok_or("no classes")?;
+            let classes = &*linker.classes()?;
             let slots = classes
                 .all()
                 .filter_map(|class| {
@@ -932,7 +930,7 @@ pub fn native_program(
                 .collect();
             fields.push(NativeField {
                 field_idx: f.field_idx,
-                ty: f.ty.as_bytes().first().copied().unwrap_or(b'I'),
+                ty: heap::type_char(&f.ty),
                 slots,
             });
         }
@@ -1024,24 +1022,30 @@ fn choose(
     Ok(chosen.descriptor.clone())
 }
 
+/// The instance field entrypoints (quick_entrypoints_list.h: Get{Boolean,Byte,Char,Short,32,
+/// 64,Obj}Instance, Set{8,16,32,64,Obj}Instance): name, is a get, bits it moves. The native
+/// child's stubs follow this order (`crate::native_dispatch`).
+pub const FIELD_ENTRYPOINTS: [(&str, bool, u32); 12] = [
+    ("GetBooleanInstance", true, 8),
+    ("GetByteInstance", true, 8),
+    ("GetCharInstance", true, 16),
+    ("GetShortInstance", true, 16),
+    ("Get32Instance", true, 32),
+    ("Get64Instance", true, 64),
+    ("GetObjInstance", true, 32),
+    ("Set8Instance", false, 8),
+    ("Set16Instance", false, 16),
+    ("Set32Instance", false, 32),
+    ("Set64Instance", false, 64),
+    ("SetObjInstance", false, 32),
+];
+
 /// Whether `name` is an instance field entrypoint, and which: (is a get, bits it moves).
-/// quick_entrypoints_list.h: Get{Boolean,Byte,Char,Short,32,64,Obj}Instance,
-/// Set{8,16,32,64,Obj}Instance.
 fn field_entrypoint(name: &str) -> Option<(bool, u32)> {
-    let kind = name.strip_suffix("Instance")?;
-    let (get, kind) = if let Some(k) = kind.strip_prefix("Get") {
-        (true, k)
-    } else {
-        (false, kind.strip_prefix("Set")?)
-    };
-    let width = match kind {
-        "Boolean" | "Byte" | "8" => 8,
-        "Char" | "Short" | "16" => 16,
-        "32" | "Obj" => 32,
-        "64" => 64,
-        _ => return None,
-    };
-    Some((get, width))
+    FIELD_ENTRYPOINTS
+        .iter()
+        .find(|e| e.0 == name)
+        .map(|&(_, get, width)| (get, width))
 }
 
 /// CodeInfo::GetStackMapForNativePcOffset (runtime/stack_map.cc): the first Default or OSR

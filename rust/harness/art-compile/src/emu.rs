@@ -669,7 +669,6 @@ impl Machine {
                 .exception_offset
                 .map(|o| (l.thread + u64::from(o), ptr as usize)),
         };
-        let trap_classes = dispatcher.clone();
         let managed = code.jni_layout.is_empty();
         let exception_slot = unwinder.exception_slot;
         uc(
@@ -705,7 +704,7 @@ impl Machine {
                         s.exception = Some("java.lang.NullPointerException".into());
                         s.exception_object = None;
                     } else {
-                        let classes = trap_classes
+                        let classes = trap_dispatcher
                             .as_ref()
                             .and_then(|d| d.borrow().classes().ok());
                         match heap::exception_name(u, classes.as_deref(), arg) {

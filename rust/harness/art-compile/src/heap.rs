@@ -411,17 +411,26 @@ pub fn slot_address(obj: u64, k: usize) -> u64 {
     obj + HEADER + 8 * k as u64
 }
 
-/// How a field of type `ty` (a descriptor) reads back as canonical bits: sub-word ints
-/// sign- or zero-extended to 64 bits as Java widens them, floats their IEEE bits.
-pub fn canonical_field(ty: &str, raw: u64) -> u64 {
-    match ty.as_bytes().first() {
-        Some(b'Z') => raw & 1,
-        Some(b'B') => raw as u8 as i8 as i64 as u64,
-        Some(b'S') => raw as u16 as i16 as i64 as u64,
-        Some(b'C') => raw & 0xffff,
-        Some(b'I') => raw as u32 as i32 as i64 as u64,
-        Some(b'F') | Some(b'L') | Some(b'[') => raw & 0xffff_ffff,
-        _ => raw,
+/// How a field of type `ty` (its descriptor's first character) reads back as canonical bits:
+/// a primitive as `crate::canonical` gives a value of that type, a reference as its 32 bits.
+pub fn canonical_field(ty: u8, raw: u64) -> u64 {
+    match ty {
+        b'L' | b'[' => raw & 0xffff_ffff,
+        _ => crate::canonical(ty, raw),
+    }
+}
+
+/// The first character of a type descriptor (`I`, `J`, `LFoo;` → `L`).
+pub fn type_char(descriptor: &str) -> u8 {
+    descriptor.as_bytes().first().copied().unwrap_or(b'V')
+}
+
+/// The low `width` bits of `raw`: what a field entrypoint of that width reads or writes.
+pub fn field_bits(width: u32, raw: u64) -> u64 {
+    if width >= 64 {
+        raw
+    } else {
+        raw & ((1u64 << width) - 1)
     }
 }
 
@@ -472,7 +481,7 @@ pub fn read_image(
                 .ok_or("the heap image is shorter than its objects")?;
             fields.push((
                 name.clone(),
-                canonical_field(ty, u64::from_le_bytes(raw.try_into().unwrap())),
+                canonical_field(type_char(ty), u64::from_le_bytes(raw.try_into().unwrap())),
             ));
         }
         out.push(fields);
@@ -480,15 +489,16 @@ pub fn read_image(
     Ok(out)
 }
 
-/// Lays out `objects` in the emulator's heap (`image`), the rest of the heap cleared.
+/// Lays out `objects` in the emulator's heap (`image`, every byte of their slots). The rest of
+/// the heap is left as it is: no code of this call holds a reference into it (an exception
+/// object is written whole when the runtime makes one, `new_exception`).
 pub fn write_objects(
     u: &mut Unicorn<'_, ()>,
     classes: &Classes,
     objects: &[ObjectSpec],
 ) -> Result<(), String> {
     let bytes = image(classes, objects)?;
-    u.mem_write(HEAP_BASE, &vec![0u8; HEAP_SIZE as usize])
-        .and_then(|()| u.mem_write(HEAP_BASE, &bytes))
+    u.mem_write(HEAP_BASE, &bytes)
         .map_err(|e| format!("writing the heap: {e:?}"))
 }
 
@@ -607,8 +617,11 @@ class LPenguin; LBird; 1
             c.field_slot("LBird;", "LBird;", "legs", "J"),
             Err(LookupError::Throw("java.lang.NoSuchFieldError".into()))
         );
-        assert_eq!(canonical_field("B", 0x1ff), u64::MAX);
-        assert_eq!(canonical_field("C", 0x1ffff), 0xffff);
+        assert_eq!(canonical_field(b'B', 0x1ff), u64::MAX);
+        assert_eq!(canonical_field(b'C', 0x1ffff), 0xffff);
+        assert_eq!(canonical_field(type_char("LFoo;"), u64::MAX), 0xffff_ffff);
+        assert_eq!(field_bits(16, 0x1_2345), 0x2345);
+        assert_eq!(field_bits(64, u64::MAX), u64::MAX);
     }
 
     #[test]

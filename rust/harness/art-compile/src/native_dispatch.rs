@@ -66,29 +66,13 @@ pub struct NativeCode {
 pub struct NativeDispatch {
     pub methods: Vec<NativeCode>,
     /// Thread offsets of the entrypoints the child provides: the invoke trampolines (by kind)
-    /// and the instance field entrypoints (by `FIELD_ENTRYPOINTS` index).
+    /// and the instance field entrypoints (by `dispatch::FIELD_ENTRYPOINTS` index).
     pub invoke_slots: Vec<(u32, u64)>,
     pub field_slots: Vec<(usize, u64)>,
     /// The other entrypoints' Thread offsets: a call through one ends the child with
     /// `EXIT_UNPROVIDED` (natively there is no exception delivery or runtime helper).
     pub other_slots: Vec<u64>,
 }
-
-/// The instance field entrypoints the child provides, in stub order: name, is a get, bits.
-pub const FIELD_ENTRYPOINTS: [(&str, bool, u32); 12] = [
-    ("GetBooleanInstance", true, 8),
-    ("GetByteInstance", true, 8),
-    ("GetCharInstance", true, 16),
-    ("GetShortInstance", true, 16),
-    ("Get32Instance", true, 32),
-    ("Get64Instance", true, 64),
-    ("GetObjInstance", true, 32),
-    ("Set8Instance", false, 8),
-    ("Set16Instance", false, 16),
-    ("Set32Instance", false, 32),
-    ("Set64Instance", false, 64),
-    ("SetObjInstance", false, 32),
-];
 
 impl NativeDispatch {
     /// Code offsets of the methods in the child's region (64-byte aligned, as the emulated
@@ -199,7 +183,7 @@ mod child {
         }) as *const () as u64
     }
 
-    /// The field entrypoint stubs, by `FIELD_ENTRYPOINTS` index.
+    /// The field entrypoint stubs, by `dispatch::FIELD_ENTRYPOINTS` index.
     const FIELD_STUBS: [unsafe extern "C" fn(); 12] = [
         hubble_native_field_0,
         hubble_native_field_1,
@@ -430,7 +414,7 @@ mod child {
         // compiled code passed, its slots inside the heap mapping (`heap::slot_address`).
         unsafe {
             let d = &*DISPATCH;
-            let (_, get, width) = FIELD_ENTRYPOINTS[which as usize];
+            let (_, get, width) = crate::dispatch::FIELD_ENTRYPOINTS[which as usize];
             let k = caller_of(d, ret);
             let Some(field) = d.methods[k]
                 .fields
@@ -448,18 +432,13 @@ mod child {
                 libc::_exit(EXIT_NO_TARGET)
             };
             let at = crate::heap::slot_address(obj, slot as usize) as *mut u64;
-            let mask = if width == 64 {
-                u64::MAX
-            } else {
-                (1u64 << width) - 1
-            };
             if get {
                 crate::heap::canonical_field(
-                    std::str::from_utf8_unchecked(std::slice::from_ref(&field.ty)),
-                    at.read_unaligned() & mask,
+                    field.ty,
+                    crate::heap::field_bits(width, at.read_unaligned()),
                 )
             } else {
-                at.write_unaligned(value & mask);
+                at.write_unaligned(crate::heap::field_bits(width, value));
                 0
             }
         }

@@ -602,8 +602,8 @@ impl Dispatcher {
     /// art_quick_{get,set}*_instance and art{Get,Set}<Kind>InstanceFromCompiledCode do
     /// (quick_entrypoints_{arm64,arm,x86}.S: TWO_/THREE_ARG_REF_DOWNCALL;
     /// quick_field_entrypoints.cc:109-260, ART 14): the field by its dex index from the
-    /// calling method (GetReferrer), the object's slot (FindInstanceField: a null object throws
-    /// NullPointerException), the value read or written, the result in the return register(s)
+    /// calling method (GetReferrer), the object's slot (FindInstanceField, :75-90: the field
+    /// resolved, then a null object throws NullPointerException), the value read or written, the result in the return register(s)
     /// (the code moves a float field's value out of them itself:
     /// CodeGenerator::GenerateUnresolvedFieldAccess). Arguments: field index in w0/r0/EAX, the
     /// object in x1/r1/ECX, a new value in x2 / r2 (r2:r3) / EDX (EDX:EBX)
@@ -668,10 +668,17 @@ impl Dispatcher {
                     caller.descriptor
                 )
             })?;
+        // FindInstanceField (quick_field_entrypoints.cc:75-90): the field is resolved first
+        // (its NoSuchFieldError comes before a null object's NullPointerException).
+        let classes = self.linker.classes()?;
+        match classes.resolve_field(&field.class, &field.name, &field.ty) {
+            Ok(_) => {}
+            Err(LookupError::Throw(t)) => return Ok(Outcome::Threw(t)),
+            Err(LookupError::Unmodelled(why)) => return Err(why),
+        }
         if obj == 0 {
             return Ok(Outcome::Threw("java.lang.NullPointerException".into()));
         }
-        let classes = self.linker.classes()?;
         let class = heap::class_of(u, &classes, obj)?;
         let slot = match classes.field_slot(&class.descriptor, &field.class, &field.name, &field.ty)
         {

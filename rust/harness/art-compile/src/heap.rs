@@ -312,11 +312,27 @@ impl Classes {
             .collect()
     }
 
-    /// FindInstanceField → ClassLinker::ResolveFieldJLS (class_linker.cc, ART 14): the field a
-    /// reference names, looked up by name and type in the named class and then its
-    /// superclasses (`mirror::Class::FindField`); the slot it has in an object of
-    /// `object_class`. Not found: NoSuchFieldError; the object is not of a class that has the
-    /// field: IncompatibleClassChangeError.
+    /// ClassLinker::ResolveFieldJLS (class_linker.cc:9957, ART 14): the field a reference
+    /// names, looked up by name and type in the named class and then its superclasses
+    /// (`mirror::Class::FindField`); its declaring class. Not found: NoSuchFieldError.
+    pub fn resolve_field(
+        &self,
+        field_class: &str,
+        name: &str,
+        ty: &str,
+    ) -> Result<&ClassDef, LookupError> {
+        if self.get(field_class).is_none() {
+            return Err(LookupError::Unmodelled(format!(
+                "field {field_class}.{name}: {field_class} is not in the dex"
+            )));
+        }
+        self.chain(field_class)
+            .find(|c| c.fields.iter().any(|(n, t)| n == name && t == ty))
+            .ok_or_else(|| LookupError::Throw("java.lang.NoSuchFieldError".into()))
+    }
+
+    /// The slot the field a reference names (`resolve_field`) has in an object of
+    /// `object_class`; an object of a class without it: IncompatibleClassChangeError.
     pub fn field_slot(
         &self,
         object_class: &str,
@@ -324,15 +340,7 @@ impl Classes {
         name: &str,
         ty: &str,
     ) -> Result<usize, LookupError> {
-        if self.get(field_class).is_none() {
-            return Err(LookupError::Unmodelled(format!(
-                "field {field_class}.{name}: {field_class} is not in the dex"
-            )));
-        }
-        let owner = self
-            .chain(field_class)
-            .find(|c| c.fields.iter().any(|(n, t)| n == name && t == ty))
-            .ok_or_else(|| LookupError::Throw("java.lang.NoSuchFieldError".into()))?;
+        let owner = self.resolve_field(field_class, name, ty)?;
         self.layout(object_class)
             .iter()
             .position(|(c, n, t)| *c == owner.descriptor && n == name && t == ty)

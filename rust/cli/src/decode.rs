@@ -101,7 +101,8 @@ pub fn write_nanoscope(loaded: &Loaded, out: &mut dyn Write) -> Result<()> {
     write_events(loaded, out, |counter| counter_to_ns(counter, hz))
 }
 
-/// Entries and exits, oldest first, each time printed as `time(counter)`.
+/// Entries and exits, oldest first, each time printed as `time(counter)`; task records are left
+/// out.
 fn write_events(loaded: &Loaded, out: &mut dyn Write, time: impl Fn(u64) -> u64) -> Result<()> {
     for event in &loaded.decoded.events {
         let ns = time(event.counter);
@@ -112,7 +113,9 @@ fn write_events(loaded: &Loaded, out: &mut dyn Write, time: impl Fn(u64) -> u64)
                 input::method_name(&loaded.file.symbols, method)
             )?,
             EventKind::Exit => writeln!(out, "{ns}:POP")?,
-            EventKind::Start => {}
+            // Task records are not method events (Nanoscope's format has no line for them):
+            // `hubble tasks` reads them.
+            EventKind::Start | EventKind::Task { .. } => {}
         }
     }
     Ok(())

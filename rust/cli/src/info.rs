@@ -33,7 +33,7 @@ fn count(events: &[hubble_format::Event]) -> (usize, usize, BTreeSet<u64>) {
                 methods.insert(method);
             }
             EventKind::Exit => exits += 1,
-            EventKind::Start => {}
+            EventKind::Start | EventKind::Task { .. } => {}
         }
     }
     (entries, exits, methods)

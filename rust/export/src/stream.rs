@@ -234,7 +234,7 @@ pub fn prepare_listing<'a>(
                     let (m, entry, exit) = match record {
                         Record::Entry { method, .. } => (method, true, false),
                         Record::Exit { .. } => (0, false, true),
-                        Record::Start { .. } => (0, false, false),
+                        Record::Start { .. } | Record::Task { .. } => (0, false, false),
                     };
                     entries += u64::from(entry);
                     suffix += i64::from(entry) - i64::from(exit);

@@ -18,6 +18,16 @@ pub enum EventKind {
     Exit,
     /// Tracing started.
     Start,
+    /// The method just entered submitted or began a task (never from [`EventIter`], which
+    /// yields method events only).
+    Task {
+        /// Submit or begin.
+        kind: crate::slot::TaskKind,
+        /// The task's identity hash.
+        task: u32,
+        /// The queue's identity hash (0: unknown).
+        queue: u32,
+    },
 }
 
 /// One event with its full 64-bit timer value.
@@ -130,6 +140,9 @@ impl From<crate::slot::Record> for EventKind {
             crate::slot::Record::Entry { method, .. } => EventKind::Entry { method },
             crate::slot::Record::Exit { .. } => EventKind::Exit,
             crate::slot::Record::Start { .. } => EventKind::Start,
+            crate::slot::Record::Task {
+                kind, task, queue, ..
+            } => EventKind::Task { kind, task, queue },
         }
     }
 }
@@ -144,7 +157,8 @@ impl From<crate::slot::Record> for EventKind {
 ///
 /// The forward pass decodes a batch of slots at a time into a small buffer, with no branch
 /// that depends on the data: every slot yields a candidate event (a marker's method is the slot
-/// before it) and is kept unless it is a pointer half or a pad. Entries and exits, wide and
+/// before it) and is kept unless it is a pointer half, a pad or half of a task record. Task
+/// records are not method events: [`decode_events`] yields them, this iterator skips them. Entries and exits, wide and
 /// narrow, then cost the same, and a mix of them costs no mispredictions.
 #[derive(Clone)]
 pub struct EventIter<'a> {
@@ -201,8 +215,14 @@ fn forward(clock: &mut ForwardClock, prev: u64, cur: u64, next: u64) -> ((u64, u
     // come in a data-dependent mix.
     let wide = 0u64.wrapping_sub(u64::from(lo == crate::slot::WIDE_ENTRY));
     let code = u64::from(lo) ^ ((u64::from(lo) ^ prev) & wide);
-    let keep = (next as u32 != crate::slot::WIDE_ENTRY) & (lo != crate::slot::PAD);
-    ((clock.step(hi, keep), code), keep)
+    let next_lo = next as u32;
+    // A task record's marker moves the clock as the backward walk's does (both directions then
+    // agree on every counter, whatever the ring holds) but is not a method event.
+    let advance = (next_lo != crate::slot::WIDE_ENTRY)
+        & (next_lo != crate::slot::TASK)
+        & (lo != crate::slot::PAD);
+    let keep = advance & (lo != crate::slot::TASK);
+    ((clock.step(hi, advance), code), keep)
 }
 
 impl<'a> EventIter<'a> {

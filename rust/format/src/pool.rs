@@ -283,6 +283,13 @@ impl PoolWriter {
         if w.cursor == 0 {
             return false;
         }
+        // A task record takes two slots in 32-bit mode too, where the limit is the block's end:
+        // with one slot left, that slot is padded (as a 64-bit ring's wrap pads) and the
+        // record goes to the next block. (64-bit limits keep room for two.)
+        if self.mode == Mode::Bits32 && used == 2 && w.cursor < w.limit && w.limit - w.cursor <= 8 {
+            self.store(w.cursor, slot::encode_pad());
+            w.cursor += SLOT_BYTES as u64;
+        }
         if w.cursor >= w.limit && !self.next_block(&mut w, counter) {
             self.threads.insert(tid, w);
             return false;
@@ -304,6 +311,19 @@ impl PoolWriter {
     /// Method exit on thread `tid`.
     pub fn exit(&mut self, tid: u32, counter: u64) -> bool {
         self.record(tid, [slot::encode_exit(counter as u32), 0], 1, counter)
+    }
+
+    /// A task record on thread `tid` (after the entry of the method that writes it).
+    pub fn task(
+        &mut self,
+        tid: u32,
+        kind: slot::TaskKind,
+        task: u32,
+        queue: u32,
+        counter: u64,
+    ) -> Result<bool, slot::BadIdentity> {
+        let encoded = slot::encode_task(kind, task, queue, counter as u32)?;
+        Ok(self.record(tid, encoded, 2, counter))
     }
 
     /// The pool as a flush reads it once every thread is stopped: each open block's `close`

@@ -8,7 +8,7 @@
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::slot::{self, BadMethod, Mode, Record, SLOT_BYTES};
+use crate::slot::{self, BadIdentity, BadMethod, Mode, Record, TaskKind, SLOT_BYTES};
 use crate::time::TimeAnchor;
 
 /// A ring written exactly as the traced thread writes it.
@@ -70,6 +70,29 @@ impl RingWriter {
         Ok(())
     }
 
+    /// Records a task record (after the entry of the method that wrote it). Two slots in both
+    /// modes: the wrap check is the two-slot entry's (`limit`), so in 32-bit mode the slot
+    /// before the end may be left as a pad.
+    pub fn task(
+        &mut self,
+        kind: TaskKind,
+        task: u32,
+        queue: u32,
+        ts: u32,
+    ) -> Result<(), BadIdentity> {
+        let encoded = slot::encode_task(kind, task, queue, ts)?;
+        if self.cursor + 1 >= self.slots.len() {
+            if self.cursor < self.slots.len() {
+                self.slots[self.cursor] = slot::encode_pad();
+            }
+            self.cursor = 0;
+        }
+        for value in encoded {
+            self.push(value);
+        }
+        Ok(())
+    }
+
     /// Records a method exit.
     pub fn exit(&mut self, ts: u32) {
         self.make_room();
@@ -125,13 +148,28 @@ pub enum DecodeError {
         /// Byte offset of the slot in the ring.
         offset: u64,
     },
-    /// A two-slot entry whose pointer fits 32 bits (the writer would have used one slot) or is
-    /// odd (no `ArtMethod` is; and read forwards it would look like a marker).
+    /// A two-slot entry whose pointer fits 32 bits (the writer would have used one slot) or
+    /// whose low word is a marker, 1 or 4 (no `ArtMethod` is at such an address, and read
+    /// forwards the slot would look like one).
     NarrowPointerInWideEntry {
         /// Byte offset of the pointer slot in the ring.
         offset: u64,
         /// The pointer.
         pointer: u64,
+    },
+    /// A task record whose payload no writer makes (a marker bit set, an identity too wide).
+    BadTaskPayload {
+        /// Byte offset of the payload slot in the ring.
+        offset: u64,
+        /// The payload.
+        payload: u64,
+    },
+    /// A reserved control value (5–7) in the low word.
+    ReservedControl {
+        /// Byte offset of the slot in the ring.
+        offset: u64,
+        /// The value.
+        value: u32,
     },
 }
 
@@ -162,6 +200,16 @@ impl fmt::Display for DecodeError {
                 f,
                 "two-slot entry at ring offset {offset} holds pointer {pointer:#x}, which no \
                  writer puts in two slots: the ring is corrupt"
+            ),
+            DecodeError::BadTaskPayload { offset, payload } => write!(
+                f,
+                "task record at ring offset {offset} has payload {payload:#x}, which no writer \
+                 makes: the ring is corrupt"
+            ),
+            DecodeError::ReservedControl { offset, value } => write!(
+                f,
+                "reserved control value {value} at ring offset {offset}: written by a newer \
+                 Hubble, or the ring is corrupt"
             ),
         }
     }
@@ -342,7 +390,7 @@ pub fn walk_back_anchored(
         // The hot loop runs over one contiguous piece, newest slot first: choosing
         // the piece and computing the ring index for every slot (as `slot` does) cost most of
         // the walk's instructions. Entries and exits share one path (an exit is "method 0"), so
-        // their 50/50 mix costs no branch misprediction; only the rare control values 1–3 leave
+        // their 50/50 mix costs no branch misprediction; only the rare control values 1–7 leave
         // the loop.
         let (piece, first_age) = if age < newer.len() {
             (newer, 0)
@@ -362,10 +410,10 @@ pub fn walk_back_anchored(
         });
         while k > k_cut {
             let (hi, lo) = slot::unpack(piece[k - 1]);
-            if lo.wrapping_sub(slot::WIDE_ENTRY) <= slot::START - slot::WIDE_ENTRY {
+            if lo.wrapping_sub(slot::WIDE_ENTRY) <= slot::LAST_CONTROL - slot::WIDE_ENTRY {
                 if lo == slot::WIDE_ENTRY && mode == Mode::Bits64 && k >= 2 {
                     let pointer = piece[k - 2];
-                    if pointer >> 32 != 0 && pointer as u32 != slot::WIDE_ENTRY {
+                    if slot::is_wide_pointer(pointer) {
                         visit(Walked::Record(Record::Entry {
                             method: pointer,
                             ts: hi,
@@ -402,7 +450,7 @@ pub fn walk_back_anchored(
                     break;
                 }
                 let (pointer, pointer_index) = slot(age + 1);
-                if pointer >> 32 == 0 || pointer as u32 == slot::WIDE_ENTRY {
+                if !slot::is_wide_pointer(pointer) {
                     return Err(DecodeError::NarrowPointerInWideEntry {
                         offset: offset(pointer_index),
                         pointer,
@@ -418,11 +466,38 @@ pub fn walk_back_anchored(
                 summary.pad_slots += 1;
                 age += 1;
             }
-            _ => {
+            slot::TASK => {
+                if age + 1 >= valid {
+                    summary.dropped_half_record = true;
+                    age += 1;
+                    break;
+                }
+                let (payload, payload_index) = slot(age + 1);
+                let Some((kind, task, queue)) = slot::decode_task_payload(payload) else {
+                    return Err(DecodeError::BadTaskPayload {
+                        offset: offset(payload_index),
+                        payload,
+                    });
+                };
+                visit(Walked::Record(Record::Task {
+                    kind,
+                    task,
+                    queue,
+                    ts: hi,
+                }));
+                age += 2;
+            }
+            slot::START => {
                 visit(Walked::Record(Record::Start { ts: hi }));
                 summary.start = WindowStart::StartRecord;
                 age += 1;
                 break;
+            }
+            value => {
+                return Err(DecodeError::ReservedControl {
+                    offset: offset(index),
+                    value,
+                })
             }
         }
     }

@@ -82,7 +82,7 @@ pub fn build_tree(events: &[Event], window_end: u64, options: TreeOptions) -> Ca
                 depth -= 1;
                 lowest = lowest.min(depth);
             }
-            EventKind::Start => {}
+            EventKind::Start | EventKind::Task { .. } => {}
         }
     }
     let before = (-lowest) as u64;
@@ -129,7 +129,7 @@ pub fn build_tree(events: &[Event], window_end: u64, options: TreeOptions) -> Ca
                     frame.open_at_end = false;
                 }
             }
-            EventKind::Start => {}
+            EventKind::Start | EventKind::Task { .. } => {}
         }
     }
     tree

@@ -118,13 +118,26 @@ fn decode_errors_say_what_is_wrong() {
     ));
 }
 
-/// The smallest method pointers (4, the first the encoder takes, and 5) are entries, not the
-/// control values 1–3 below them.
+/// The smallest method pointers (8, the first the encoder takes, and 9) are entries, not the
+/// control values 1–7 below them; 4 is a task record's marker and 5–7 are refused as reserved.
 #[test]
 fn the_smallest_pointers_decode_as_entries() {
     use hubble_format::slot::{encode_entry, Record};
+    for method in 0..8 {
+        assert!(encode_entry(Mode::Bits32, method, 0).is_err(), "{method}");
+    }
+    for value in 5u32..8 {
+        let slots = [encode_exit(1), pack(2, value), encode_exit(3)];
+        for mode in [Mode::Bits32, Mode::Bits64] {
+            assert_eq!(
+                decode(&RingView::linear(&slots), mode).unwrap_err(),
+                DecodeError::ReservedControl { offset: 8, value },
+                "{value}"
+            );
+        }
+    }
     let mut slots = Vec::new();
-    for (method, ts) in [(4u64, 10u32), (5, 11), (8, 12)] {
+    for (method, ts) in [(8u64, 10u32), (9, 11), (16, 12)] {
         let (s, n) = encode_entry(Mode::Bits32, method, ts).unwrap();
         slots.extend_from_slice(&s[..n]);
     }
@@ -134,9 +147,9 @@ fn the_smallest_pointers_decode_as_entries() {
         assert_eq!(
             w.records,
             [
-                Record::Entry { method: 4, ts: 10 },
-                Record::Entry { method: 5, ts: 11 },
-                Record::Entry { method: 8, ts: 12 },
+                Record::Entry { method: 8, ts: 10 },
+                Record::Entry { method: 9, ts: 11 },
+                Record::Entry { method: 16, ts: 12 },
                 Record::Exit { ts: 13 },
             ]
         );
@@ -233,4 +246,116 @@ fn the_oldest_counter_is_the_first_events() {
     let empty = EventIter::new(&RingView::linear(&slots[..0]), Mode::Bits64, 20u64).unwrap();
     assert_eq!(empty.oldest_counter(), None);
     assert_eq!(empty.count(), 0);
+}
+
+/// A wide pointer whose low word is a marker (1: two-slot entry, 4: task) is neither encoded
+/// nor decoded: read forwards, the slot before it would look like a record's first half.
+#[test]
+fn wide_pointers_whose_low_word_is_a_marker_are_refused() {
+    use hubble_format::slot::{encode_entry, BadMethod};
+    for pointer in [0x7f_0000_0001u64, 0x7f_0000_0004] {
+        assert_eq!(
+            encode_entry(Mode::Bits64, pointer, 10),
+            Err(BadMethod(pointer))
+        );
+        let slots = [encode_exit(1), pointer, pack(12, WIDE_ENTRY)];
+        assert_eq!(
+            decode(&RingView::linear(&slots), Mode::Bits64).unwrap_err(),
+            DecodeError::NarrowPointerInWideEntry { offset: 8, pointer },
+            "{pointer:#x}"
+        );
+    }
+}
+
+/// Task records in both modes: the backward decoder gives them in place, with their counters;
+/// the forward iterator skips them but counts their timestamps (a task record between two
+/// events whose low halves wrap keeps both directions' counters equal); one cut by the ring's
+/// end (its payload overwritten) is the dropped half record; one split across the wrap decodes.
+#[test]
+fn task_records_decode_backwards_and_are_skipped_forwards() {
+    use hubble_format::slot::{encode_entry, encode_task, Record, TaskKind};
+    use hubble_format::{decode_events, EventIter, EventKind};
+    for mode in [Mode::Bits32, Mode::Bits64] {
+        let mut slots = Vec::new();
+        let (s, n) = encode_entry(mode, 0x1000, 0xffff_fff0).unwrap();
+        slots.extend_from_slice(&s[..n]);
+        slots.extend(encode_task(TaskKind::Submit, 0x0abc_def1, 0x0123_4567, 0xffff_fff8).unwrap());
+        slots.push(encode_exit(0x10));
+        let view = RingView::linear(&slots);
+        let w = decode(&view, mode).unwrap();
+        assert_eq!(
+            w.records,
+            [
+                Record::Entry {
+                    method: 0x1000,
+                    ts: 0xffff_fff0
+                },
+                Record::Task {
+                    kind: TaskKind::Submit,
+                    task: 0x0abc_def1,
+                    queue: 0x0123_4567,
+                    ts: 0xffff_fff8
+                },
+                Record::Exit { ts: 0x10 },
+            ],
+            "{mode:?}"
+        );
+        let reference = (5u64 << 32) | 0x20;
+        let events = decode_events(&view, mode, reference).unwrap().events;
+        let counters: Vec<u64> = events.iter().map(|e| e.counter).collect();
+        assert_eq!(
+            counters,
+            [
+                (4 << 32) | 0xffff_fff0,
+                (4 << 32) | 0xffff_fff8,
+                (5 << 32) | 0x10
+            ]
+        );
+        let forward: Vec<_> = EventIter::new(&view, mode, reference).unwrap().collect();
+        assert_eq!(forward, [events[0], events[2]], "{mode:?}");
+        assert!(matches!(events[1].kind, EventKind::Task { .. }));
+
+        // Cut: only the marker is left at the oldest end.
+        let cut = decode(&RingView::linear(&slots[n + 1..]), mode).unwrap();
+        assert!(cut.dropped_half_record);
+        assert_eq!(cut.records, [Record::Exit { ts: 0x10 }]);
+
+        // Across the wrap: payload in the ring's last slot, marker in its first.
+        let task = encode_task(TaskKind::Begin, 7, 0, 40).unwrap();
+        let ring = [task[1], encode_exit(41), encode_exit(30), task[0]];
+        let view = RingView::new(&ring, 16, Some(24)).unwrap();
+        let w = decode(&view, mode).unwrap();
+        assert_eq!(
+            w.records,
+            [
+                Record::Task {
+                    kind: TaskKind::Begin,
+                    task: 7,
+                    queue: 0,
+                    ts: 40
+                },
+                Record::Exit { ts: 41 }
+            ],
+            "{mode:?}"
+        );
+        let forward: Vec<_> = EventIter::new(&view, mode, 50u64).unwrap().collect();
+        assert_eq!(forward.len(), 1, "{mode:?}: {forward:?}");
+        assert_eq!(forward[0].kind, EventKind::Exit);
+    }
+}
+
+/// A task marker whose payload no writer makes is refused, naming the payload's offset.
+#[test]
+fn a_task_record_with_a_foreign_payload_is_refused() {
+    use hubble_format::slot::TASK;
+    for payload in [1u64, 4, 5, 0x8000_0004, 1 << 60] {
+        let slots = [encode_exit(1), payload, pack(3, TASK)];
+        for mode in [Mode::Bits32, Mode::Bits64] {
+            assert_eq!(
+                decode(&RingView::linear(&slots), mode).unwrap_err(),
+                DecodeError::BadTaskPayload { offset: 8, payload },
+                "{payload:#x}"
+            );
+        }
+    }
 }

@@ -6,7 +6,7 @@
 //! never starts at ring index n−1: a pad goes there. The window is the longest suffix of whole
 //! records on the tape that lies in the last n slots and does not reach past a start record.
 
-use hubble_format::slot::Mode;
+use hubble_format::slot::{Mode, TaskKind};
 use hubble_format::{
     build_tree, decode, decode_events, EventKind, Record, RingWriter, TreeOptions, WindowStart,
 };
@@ -16,6 +16,8 @@ use proptest::prelude::*;
 enum Step {
     Enter(u64),
     Exit,
+    /// A task record (two slots in both modes), as the entry before it would write.
+    Task(TaskKind, u32, u32),
 }
 
 /// A call stream: steps plus the full timer value of each.
@@ -25,7 +27,8 @@ struct Stream {
 }
 
 fn method_strategy(mode: Mode) -> BoxedStrategy<u64> {
-    let low = (1u64..0x4000_0000).prop_map(|m| m * 4);
+    // From 8: the low word's values 0-7 are control values.
+    let low = (2u64..0x4000_0000).prop_map(|m| m * 4);
     match mode {
         Mode::Bits32 => low.boxed(),
         Mode::Bits64 => prop_oneof![low, (1u64 << 30..1u64 << 45).prop_map(|m| m * 8)].boxed(),
@@ -40,7 +43,10 @@ fn stream_strategy(mode: Mode) -> impl Strategy<Value = Stream> {
     let methods = proptest::collection::vec(method_strategy(mode), 1..40);
     (
         methods,
-        proptest::collection::vec((0u8..10, gap, any::<prop::sample::Index>()), 0..1500),
+        proptest::collection::vec(
+            (0u8..10, gap, any::<prop::sample::Index>(), 0u32..1 << 28),
+            0..1500,
+        ),
         any::<u64>(),
     )
         .prop_map(|(methods, raw, start)| {
@@ -48,8 +54,14 @@ fn stream_strategy(mode: Mode) -> impl Strategy<Value = Stream> {
             let mut t = start >> 2;
             let mut depth = 0usize;
             let mut steps = Vec::new();
-            for (choice, gap, index) in raw {
+            for (choice, gap, index, id) in raw {
                 t += gap;
+                // After an entry, now and then the task record its method would write.
+                if matches!(steps.last(), Some((Step::Enter(_), _))) && choice == 9 {
+                    let kind = TaskKind::ALL[(id & 3) as usize];
+                    steps.push((Step::Task(kind, id, id.rotate_left(7) >> 4), t));
+                    continue;
+                }
                 // Deep recursion (up to ~60), bursts of exits model exceptions unwinding.
                 if depth > 0 && (choice < 4 || depth > 60) {
                     let burst = if choice == 0 { depth.min(5) } else { 1 };
@@ -76,7 +88,8 @@ fn oracle_window(
     let mut tape_len = 0usize;
     let mut placed: Vec<(Record, u64, usize, usize)> = Vec::new();
     let mut place = |record: Record, full: u64, width: usize| {
-        if mode == Mode::Bits64 && tape_len % n == n - 1 {
+        // A two-slot record never starts at the ring's last slot (nor, in 64-bit mode, any).
+        if (mode == Mode::Bits64 || width == 2) && tape_len % n == n - 1 {
             tape_len += 1; // pad
         }
         placed.push((record, full, tape_len, width));
@@ -103,6 +116,16 @@ fn oracle_window(
                 );
             }
             Step::Exit => place(Record::Exit { ts: t as u32 }, t, 1),
+            Step::Task(kind, task, queue) => place(
+                Record::Task {
+                    kind,
+                    task,
+                    queue,
+                    ts: t as u32,
+                },
+                t,
+                2,
+            ),
         }
     }
     let oldest_in_ring = tape_len.saturating_sub(n);
@@ -110,7 +133,7 @@ fn oracle_window(
     let mut dropped_half = false;
     for &(record, full, first, width) in placed.iter().rev() {
         if first < oldest_in_ring {
-            // Partly overwritten: only a two-slot entry can be cut, and only its pointer.
+            // Partly overwritten: only a two-slot record can be cut, and only its first slot.
             dropped_half = width == 2 && first + 1 >= oldest_in_ring;
             break;
         }
@@ -130,6 +153,7 @@ fn write_ring(mode: Mode, n: usize, stream: &Stream, start_ts: u64) -> RingWrite
         match step {
             Step::Enter(method) => ring.entry(method, t as u32).unwrap(),
             Step::Exit => ring.exit(t as u32),
+            Step::Task(kind, task, queue) => ring.task(kind, task, queue, t as u32).unwrap(),
         }
     }
     ring
@@ -156,7 +180,14 @@ fn check(mode: Mode, n: usize, stream: Stream) -> Result<(), TestCaseError> {
     let forwards: Vec<_> = hubble_format::EventIter::new(&ring.view(), mode, reference)
         .map_err(|e| TestCaseError::fail(e.to_string()))?
         .collect();
-    prop_assert_eq!(&forwards, &decoded.events);
+    // The forward iterator yields method events only.
+    let methods: Vec<_> = decoded
+        .events
+        .iter()
+        .filter(|e| !matches!(e.kind, EventKind::Task { .. }))
+        .copied()
+        .collect();
+    prop_assert_eq!(&forwards, &methods);
     let counters: Vec<u64> = decoded.events.iter().map(|e| e.counter).collect();
     let expected_counters: Vec<u64> = expected.iter().map(|e| e.1).collect();
     prop_assert_eq!(counters, expected_counters);
@@ -185,7 +216,7 @@ fn check(mode: Mode, n: usize, stream: Stream) -> Result<(), TestCaseError> {
                     complete.push((m, s, e.counter));
                 }
             }
-            EventKind::Start => {}
+            EventKind::Start | EventKind::Task { .. } => {}
         }
     }
     for (m, s, end) in complete {
@@ -223,7 +254,7 @@ proptest! {
         slots in proptest::collection::vec(
             prop_oneof![
                 any::<u64>(),
-                (any::<u32>(), 0u32..5).prop_map(|(hi, lo)| hubble_format::slot::pack(hi, lo)),
+                (any::<u32>(), 0u32..9).prop_map(|(hi, lo)| hubble_format::slot::pack(hi, lo)),
                 (1u64..64).prop_map(|p| p << 32),
             ],
             1..64,
@@ -249,6 +280,10 @@ proptest! {
                     (EventKind::Entry { method }, Record::Entry { method: m, .. }) => method == *m,
                     (EventKind::Exit, Record::Exit { .. }) => true,
                     (EventKind::Start, Record::Start { .. }) => true,
+                    (
+                        EventKind::Task { kind, task, queue },
+                        Record::Task { kind: k, task: t, queue: q, .. },
+                    ) => (kind, task, queue) == (*k, *t, *q),
                     _ => false,
                 };
                 prop_assert!(same, "forward {:?} vs backward {:?}", event, record);

@@ -32,6 +32,7 @@ fn decoded(file: &ThreadsFile) -> BTreeMap<u32, Vec<ExpectedRun>> {
                         EventKind::Entry { method } => (Some(method), e.counter),
                         EventKind::Exit => (None, e.counter),
                         EventKind::Start => panic!("no start record was written"),
+                        EventKind::Task { .. } => panic!("no task record was written"),
                     })
                     .collect(),
             });

@@ -98,6 +98,7 @@ pub(crate) fn longest_frame_ms(path: &Path, w: &Workload, threshold_ms: u64) -> 
                 }
             }
             EventKind::Start => stack.clear(),
+            EventKind::Task { .. } => {}
         }
     }
     for (frame, t) in stack {

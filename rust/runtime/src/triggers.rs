@@ -211,7 +211,8 @@ enum Rec {
 
 /// Decodes a stretch of slots forward. It ends at a cursor value (a record boundary); it
 /// starts at one too unless `fresh` (a backfill: then a leading second half of a two-slot
-/// entry is skipped). `None` at the first slot that cannot be decoded.
+/// entry or task record is skipped). Task records are not calls: skipped. `None` at the first
+/// slot that cannot be decoded.
 fn decode_forward(
     slots: &[u64],
     mode: Mode,
@@ -219,20 +220,30 @@ fn decode_forward(
     mut visit: impl FnMut(Rec),
 ) -> Option<()> {
     let mut i = 0;
-    if fresh && slots.first().is_some_and(|&v| v as u32 == slot::WIDE_ENTRY) {
+    if fresh
+        && slots
+            .first()
+            .is_some_and(|&v| v as u32 == slot::WIDE_ENTRY || v as u32 == slot::TASK)
+    {
         i = 1;
     }
     while i < slots.len() {
         let v = slots[i];
-        // A two-slot entry: the pointer, then its marker. No pointer's low half is 1 (they
-        // are 4-byte aligned), so a marker is never mistaken for a pointer.
+        // A two-slot entry or task record: the first slot, then its marker. No first slot's
+        // low half is 1 or 4 (`slot::is_wide_pointer`, `slot::encode_task`), so a marker is
+        // never mistaken for one.
         if let Some(&next) = slots.get(i + 1) {
             let (hi, lo) = slot::unpack(next);
             if lo == slot::WIDE_ENTRY {
-                if mode == Mode::Bits32 || v >> 32 == 0 {
+                if mode == Mode::Bits32 || !slot::is_wide_pointer(v) {
                     return None;
                 }
                 visit(Rec::Entry(v, hi));
+                i += 2;
+                continue;
+            }
+            if lo == slot::TASK {
+                slot::decode_task_payload(v)?;
                 i += 2;
                 continue;
             }
@@ -240,9 +251,11 @@ fn decode_forward(
         let (hi, lo) = slot::unpack(v);
         match lo {
             slot::EXIT => visit(Rec::Exit(hi)),
-            slot::WIDE_ENTRY => return None, // its pointer is not in the stretch
+            // Its first slot is not in the stretch.
+            slot::WIDE_ENTRY | slot::TASK => return None,
             slot::PAD => {}
             slot::START => visit(Rec::Start(hi)),
+            5..=slot::LAST_CONTROL => return None,
             method => visit(Rec::Entry(u64::from(method), hi)),
         }
         i += 1;
@@ -684,7 +697,7 @@ mod tests {
         };
         push(0x1000, 1);
         push(0x7f00_0000_0000, 2); // low half 0: would read as an exit alone
-        push(0x7f00_0000_0004, 3);
+        push(0x7f00_0000_0008, 3);
         slots.push(slot::encode_exit(4));
         slots.push(slot::encode_pad());
         slots.push(slot::encode_start(5));
@@ -695,7 +708,7 @@ mod tests {
             vec![
                 Rec::Entry(0x1000, 1),
                 Rec::Entry(0x7f00_0000_0000, 2),
-                Rec::Entry(0x7f00_0000_0004, 3),
+                Rec::Entry(0x7f00_0000_0008, 3),
                 Rec::Exit(4),
                 Rec::Start(5)
             ]
@@ -707,5 +720,32 @@ mod tests {
         assert!(decode_forward(&slots[2..], Mode::Bits64, true, |r| after_lap.push(r)).is_some());
         assert_eq!(after_lap, got[2..]);
         assert!(decode_forward(&slots, Mode::Bits32, false, |_| {}).is_none());
+    }
+
+    // Task records (two slots in both modes) are not calls: skipped, whatever their payload's
+    // identities; one whose payload is outside a stretch after a lap is skipped too, and a
+    // reserved control value or a foreign payload is undecodable.
+    #[test]
+    fn task_records_are_skipped() {
+        for mode in [Mode::Bits64, Mode::Bits32] {
+            let mut slots = vec![slot::pack(1, 0x1000)];
+            for (i, kind) in slot::TaskKind::ALL.into_iter().enumerate() {
+                let id = [0, 1, 0x0fff_ffff, 0x0abc_def0][i];
+                slots.extend(slot::encode_task(kind, id, id, 2).unwrap());
+            }
+            slots.push(slot::encode_exit(3));
+            let mut got = Vec::new();
+            assert!(decode_forward(&slots, mode, false, |r| got.push(r)).is_some());
+            assert_eq!(got, vec![Rec::Entry(0x1000, 1), Rec::Exit(3)], "{mode:?}");
+            let mut after_lap = Vec::new();
+            assert!(decode_forward(&slots[2..], mode, true, |r| after_lap.push(r)).is_some());
+            assert_eq!(after_lap, vec![Rec::Exit(3)], "{mode:?}");
+            assert!(decode_forward(&slots[2..], mode, false, |_| {}).is_none());
+            for bad in [slot::pack(7, 5), slot::pack(7, 7)] {
+                assert!(decode_forward(&[bad], mode, false, |_| {}).is_none());
+            }
+            let foreign = [1u64 << 60, slot::pack(2, slot::TASK)];
+            assert!(decode_forward(&foreign, mode, false, |_| {}).is_none());
+        }
     }
 }

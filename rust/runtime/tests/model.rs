@@ -33,7 +33,8 @@ fn run(mode: Mode, seed: u64, ops: usize) {
                 // Narrow and (in 64-bit mode) wide pointers, 4-byte aligned.
                 let wide = mode == Mode::Bits64 && rng.next() % 3 == 0;
                 let m = if wide {
-                    0x7f00_0000_0000 | ((rng.next() % 4096) << 2)
+                    // 8-byte aligned, as ArtMethods are in a 64-bit process.
+                    0x7f00_0000_0000 | ((rng.next() % 4096) << 3)
                 } else {
                     0x1000 + ((rng.next() % 4096) << 2)
                 };

@@ -202,6 +202,7 @@ fn records_by_tid(files: &MemStorage, path: &std::path::Path) -> (Trace, BTreeMa
                     EventKind::Entry { method } => recs.push((true, method, e.counter)),
                     EventKind::Exit => recs.push((false, 0, e.counter)),
                     EventKind::Start => {}
+                    EventKind::Task { .. } => panic!("no trace point here writes a task record"),
                 }
             }
         }

@@ -4,7 +4,7 @@ use hubble_format::{EventIter, Mode, RingView, TimeAnchor, TimeBase};
 
 /// Any bytes as a ring: the first 24 bytes choose the write position, the valid length, the
 /// reference counter and up to three time anchors; the rest are slots. Backward and forward
-/// decoding must agree.
+/// decoding must agree (the forward iterator leaves task records out).
 pub fn check(data: &[u8], mode: Mode) {
     if data.len() < 32 {
         return;
@@ -22,7 +22,10 @@ pub fn check(data: &[u8], mode: Mode) {
     let valid = u64::from(u32::from_le_bytes(head[4..8].try_into().unwrap())) % (n + 1) * 8;
     let reference = u64::from_le_bytes(head[8..16].try_into().unwrap());
     let view = RingView::new(&slots, wp, Some(valid)).expect("in range by construction");
-    let anchors = anchors(u64::from_le_bytes(head[16..24].try_into().unwrap()), reference);
+    let anchors = anchors(
+        u64::from_le_bytes(head[16..24].try_into().unwrap()),
+        reference,
+    );
     let time = TimeBase {
         reference,
         anchors: &anchors,
@@ -31,7 +34,13 @@ pub fn check(data: &[u8], mode: Mode) {
     let forward = EventIter::new(&view, mode, time).map(|i| i.collect::<Vec<_>>());
     match (backward, forward) {
         (Ok(b), Ok(f)) => {
-            assert_eq!(b.events, f);
+            let methods: Vec<_> = b
+                .events
+                .iter()
+                .filter(|e| !matches!(e.kind, hubble_format::EventKind::Task { .. }))
+                .copied()
+                .collect();
+            assert_eq!(methods, f);
             let _ = hubble_format::build_tree(
                 &b.events,
                 reference,

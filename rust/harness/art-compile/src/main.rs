@@ -128,6 +128,14 @@ fn run_jni(cli: &Cli, compiled: &hubble_art_compile::Compiled) -> anyhow::Result
                 Record::Entry { method, ts } => println!("  entry {method:#x} ts={ts}"),
                 Record::Exit { ts } => println!("  exit ts={ts}"),
                 Record::Start { ts } => println!("  start ts={ts}"),
+                Record::Task {
+                    kind,
+                    task,
+                    queue,
+                    ts,
+                } => {
+                    println!("  task {kind:?} {task:#x} queue {queue:#x} ts={ts}")
+                }
             }
         }
         let method = hubble_art_compile::method_value(&code.isa);
@@ -260,6 +268,14 @@ fn run(cli: Cli) -> anyhow::Result<bool> {
                     Record::Entry { method, ts } => println!("  entry {method:#x} ts={ts}"),
                     Record::Exit { ts } => println!("  exit ts={ts}"),
                     Record::Start { ts } => println!("  start ts={ts}"),
+                    Record::Task {
+                        kind,
+                        task,
+                        queue,
+                        ts,
+                    } => {
+                        println!("  task {kind:?} {task:#x} queue {queue:#x} ts={ts}")
+                    }
                 }
             }
             if compiled.traced {

@@ -368,6 +368,7 @@ fn records(files: &MemStorage, path: &std::path::Path) -> BTreeMap<u32, Vec<Rec>
                     EventKind::Entry { method } => recs.push((true, method, e.counter)),
                     EventKind::Exit => recs.push((false, 0, e.counter)),
                     EventKind::Start => {}
+                    EventKind::Task { .. } => panic!("no trace point here writes a task record"),
                 }
             }
         }

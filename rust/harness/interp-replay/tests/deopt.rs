@@ -264,6 +264,7 @@ fn violations(run: &Run) -> Vec<String> {
         };
         match *record {
             Record::Start { .. } => {}
+            Record::Task { .. } => errors.push(format!("a task record at slot {slot}")),
             Record::Entry { method, .. } => {
                 let id = run.methods[&method];
                 match live.last_mut() {

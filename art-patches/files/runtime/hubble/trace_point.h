@@ -53,6 +53,14 @@ constexpr uint32_t kMarkExit = 0u;
 constexpr uint32_t kMarkWideEntry = 1u;
 constexpr uint32_t kMarkPad = 2u;
 constexpr uint32_t kMarkStart = 3u;
+constexpr uint32_t kMarkTask = 4u;
+
+// A task record's kind (docs/tasks.md; hubble_format::slot::TaskKind): the method just entered
+// put a task in its queue, began running it (until this frame returns, or until the task's kEnd
+// record on this thread), or finished running it.
+enum class TaskKind : uint32_t { kSubmit = 0, kBegin = 1, kBeginUntilEnd = 2, kEnd = 3 };
+// Identities are ART's identity hash codes (LockWord::kHashSize = 28 bits).
+constexpr uint32_t kIdentityMask = (1u << 28) - 1;
 
 // The generic timer, read directly as the compiled code does.
 //  - arm64: MRS CNTVCT_EL0 (the A64 emitter's instruction).
@@ -180,6 +188,46 @@ inline void Exit(Word* block, const uint32_t* tid) {
   const uint32_t ts = static_cast<uint32_t>(Clock::Read());
   WriteSlot(static_cast<uintptr_t>(cursor), Pack(ts, kMarkExit));
   Store(&block[kCursor], static_cast<Word>(cursor + 8));
+}
+
+// A task record (docs/trace-format.md §1, docs/tasks.md): the payload (queue identity above;
+// below, the task identity << 4 and the kind's two bits in bits 1 and 3: bits 0 and 2 stay
+// clear, so read forwards it is never a marker), then ts | 4. Two slots in both modes, written right after the entry of
+// the method it describes, by the hook that knows the task and queue objects; never on the
+// fast path of any other method. In 32-bit mode the limit is the end, so a record that would
+// end past it first pads the one slot left, as a 64-bit wrap does (hubble_format's RingWriter
+// and PoolWriter::task are the reference).
+template <typename Word, typename Clock = GenericTimer>
+inline void Task(Word* block, TaskKind kind, uint32_t task, uint32_t queue, const uint32_t* tid) {
+  Word cursor = Load(&block[kCursor]);
+  if (cursor == 0) {
+    return;
+  }
+  // Twice at most: a slow path that found the limit stale (the doorbell's 0 read first) hands
+  // the cursor back, which in 32-bit mode may have one slot left to pad.
+  for (int pass = 0; pass < 2; ++pass) {
+    if (sizeof(Word) == 4) {
+      const Word limit = Load(&block[kLimit]);
+      if (cursor < limit && limit - cursor <= 8) {
+        WriteSlot(static_cast<uintptr_t>(cursor), Pack(0, kMarkPad));
+        cursor += 8;
+        Store(&block[kCursor], cursor);  // a stop taken next publishes the pad with the window
+      }
+    }
+    if (cursor < Load(&block[kLimit])) {
+      break;
+    }
+    cursor = SlowPath<Word, Clock>(block, cursor, tid);
+    if (cursor == 0) {
+      return;
+    }
+  }
+  const uint32_t ts = static_cast<uint32_t>(Clock::Read());
+  const uint32_t code = static_cast<uint32_t>(kind);
+  const uint32_t lo = ((task & kIdentityMask) << 4) | ((code & 1u) << 1) | ((code >> 1) << 3);
+  WriteSlot(static_cast<uintptr_t>(cursor), Pack(queue & kIdentityMask, lo));
+  WriteSlot(static_cast<uintptr_t>(cursor) + 8, Pack(ts, kMarkTask));
+  Store(&block[kCursor], static_cast<Word>(cursor + 16));
 }
 
 // The counter the trace points read (for the control plane's reference value at flush).

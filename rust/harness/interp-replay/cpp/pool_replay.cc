@@ -5,6 +5,7 @@
 // stdin:  "mode 64|32 blocks N slots B active A threads T", then one op per line:
 //           entry I PTR COUNTER   thread I: method entry (PTR, COUNTER hex)
 //           exit I COUNTER        thread I: method exit
+//           task I K TASK QUEUE COUNTER   thread I: a task record (K: the kind's code 0-3; hex)
 //         Thread I has tid 1000 + 7 I and starts as the control thread starts it in pool
 //         mode: cursor SEALED, limit 0, begin = pool | 1, end 0 (seq 0).
 // stdout: "base <hex>", then "thread <cursor> <limit> <end>" (hex) per thread, then every
@@ -62,6 +63,14 @@ int Run(size_t blocks, size_t block_slots, size_t active, size_t threads) {
     } else if (o == "exit") {
       if (scanf("%" SCNx64, &g_counter) != 1) return 3;
       tp::Exit<Word, ScriptedClock>(w, &tids[i]);
+    } else if (o == "task") {
+      unsigned kind;
+      uint32_t task, queue;
+      if (scanf("%u %" SCNx32 " %" SCNx32 " %" SCNx64, &kind, &task, &queue, &g_counter) != 4 ||
+          kind > 3) {
+        return 3;
+      }
+      tp::Task<Word, ScriptedClock>(w, static_cast<tp::TaskKind>(kind), task, queue, &tids[i]);
     } else {
       fprintf(stderr, "bad op %s\n", op);
       return 3;

@@ -6,6 +6,7 @@
 //           start TS      control thread: (re)start at the published end (or begin)
 //           entry PTR TS  traced thread: method entry (PTR hex)
 //           exit TS       traced thread: method exit
+//           task K TASK QUEUE TS   traced thread: a task record (K: the kind's code 0-3; hex ids)
 //           stop          control thread: request stop (stop = 1, limit = 0: the doorbell)
 //           stale         control thread: limit = 0 WITHOUT a stop request (stale-limit path)
 //           relimit       control thread: limit back to its real value
@@ -110,6 +111,14 @@ int Run(size_t slots) {
       unsigned ts; if (scanf("%u", &ts) != 1) return 3;
       g_ts = ts;
       tp::Exit<Word, ScriptedClock>(block, &kTid);
+    } else if (o == "task") {
+      unsigned kind, ts;
+      uint32_t task, queue;
+      if (scanf("%u %" SCNx32 " %" SCNx32 " %u", &kind, &task, &queue, &ts) != 4 || kind > 3) {
+        return 3;
+      }
+      g_ts = ts;
+      tp::Task<Word, ScriptedClock>(block, static_cast<tp::TaskKind>(kind), task, queue, &kTid);
     } else if (o == "stop") {
       block[tp::kStop] = 1;
       block[tp::kLimit] = 0;

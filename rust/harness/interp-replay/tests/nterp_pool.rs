@@ -34,6 +34,7 @@ fn script(g: Geometry, threads: usize, ops: &[Op]) -> String {
         match *op {
             Op::Entry(i, p, _) => s.push_str(&format!("entry {i} {p:x}\n")),
             Op::Exit(i, _) => s.push_str(&format!("exit {i}\n")),
+            Op::Task(..) => unreachable!("nterp's macros write no task records"),
         }
     }
     s

@@ -41,6 +41,10 @@ fn script(mode: Mode, g: Geometry, threads: usize, ops: &[Op]) -> String {
         match *op {
             Op::Entry(i, p, c) => s.push_str(&format!("entry {i} {p:x} {c:x}\n")),
             Op::Exit(i, c) => s.push_str(&format!("exit {i} {c:x}\n")),
+            Op::Task(i, kind, task, queue, c) => s.push_str(&format!(
+                "task {i} {} {task:x} {queue:x} {c:x}\n",
+                kind.code()
+            )),
         }
     }
     s
@@ -55,7 +59,8 @@ fn check(
     steps: usize,
     seed: u64,
 ) -> PoolWriter {
-    let ops = traffic(mode, threads, steps, seed);
+    // Task records too: two slots in both modes, which in 32-bit mode pad a block's last slot.
+    let ops = common::with_tasks(traffic(mode, threads, steps, seed), seed);
     let cmd = [exe.to_str().unwrap().to_string()];
     let mut last = None;
     for cut in [steps / 7, steps / 3, steps / 2, steps] {

@@ -2,6 +2,7 @@
 //! `hubble_format::RingWriter` does for the same calls; stop requests publish the end position
 //! and write nothing after it; the decoder reads the C++ ring back into the same records.
 
+use hubble_format::slot::TaskKind;
 use hubble_format::{decode, Mode, Record, RingWriter};
 use hubble_interp_replay::{build_driver, run, Replay};
 use std::path::{Path, PathBuf};
@@ -71,6 +72,19 @@ impl Model {
             self.since_start.push(Record::Exit { ts });
         }
     }
+    fn task(&mut self, kind: TaskKind, task: u32, queue: u32, ts: u32) {
+        if self.point() {
+            let before = self.w.write_pos_bytes();
+            self.w.task(kind, task, queue, ts).unwrap();
+            self.track_wrap(before);
+            self.since_start.push(Record::Task {
+                kind,
+                task,
+                queue,
+                ts,
+            });
+        }
+    }
     fn start(&mut self, ts: u32) {
         let before = self.w.write_pos_bytes();
         self.w.start(ts);
@@ -112,13 +126,13 @@ impl Rng {
 
 fn method(rng: &mut Rng, mode: Mode) -> u64 {
     let m = match rng.below(3) {
-        0 => 4 + 4 * rng.below(1 << 20),               // small
-        1 => (rng.next() & 0xffff_fffc) | 4,           // below 4 GiB
+        0 => 8 + 4 * rng.below(1 << 20), // small (0-7 are control values)
+        1 => (rng.next() & 0xffff_fffc) | 4, // below 4 GiB
         _ => (rng.next() & 0x0000_7fff_ffff_fff8) | 8, // anywhere (64-bit only)
     };
     match mode {
         Mode::Bits64 => m,
-        Mode::Bits32 => (m & 0xffff_fffc).max(4),
+        Mode::Bits32 => (m & 0xffff_fffc).max(8),
     }
 }
 
@@ -145,6 +159,13 @@ fn check_with(exe: &std::path::Path, mode: Mode, slots: usize, seed: u64, ops: u
             let m = method(&mut rng, mode);
             model.entry(m, ts);
             script += &format!("entry {m:x} {ts}\n");
+        } else if r < 62 {
+            // A task record (after any record: the trace point does not care).
+            let task = rng.next() as u32 & 0x0fff_ffff;
+            let queue = rng.next() as u32 & 0x0fff_ffff;
+            let kind = TaskKind::ALL[rng.below(4) as usize];
+            model.task(kind, task, queue, ts);
+            script += &format!("task {} {task:x} {queue:x} {ts}\n", kind.code());
         } else {
             model.exit(ts);
             script += &format!("exit {ts}\n");

@@ -21,11 +21,13 @@ impl Rng {
     }
 }
 
-/// One trace point: thread index, method (entries), counter.
+/// One trace point: thread index, method (entries), counter; or a task record after an entry
+/// (thread, kind, task, queue, counter: only the C++ trace point writes them).
 #[derive(Clone, Copy)]
 pub enum Op {
     Entry(usize, u64, u64),
     Exit(usize, u64),
+    Task(usize, hubble_format::slot::TaskKind, u32, u32, u64),
 }
 
 /// The drivers give thread `i` this tid.
@@ -52,6 +54,24 @@ pub fn traffic(mode: Mode, threads: usize, steps: usize, seed: u64) -> Vec<Op> {
             traffic::Op::Replace => unreachable!("no replacements asked for"),
         })
         .collect()
+}
+
+/// `ops` with a task record after about one entry in four, on the entry's thread at its counter
+/// (identities of up to 28 bits).
+pub fn with_tasks(ops: Vec<Op>, seed: u64) -> Vec<Op> {
+    let mut rng = Rng(seed | 1);
+    let mut out = Vec::with_capacity(ops.len() * 5 / 4);
+    for op in ops {
+        out.push(op);
+        if let Op::Entry(i, _, c) = op {
+            if rng.below(4) == 0 {
+                let id = rng.next() as u32 & 0x0fff_ffff;
+                let kind = hubble_format::slot::TaskKind::ALL[rng.below(4) as usize];
+                out.push(Op::Task(i, kind, id, id.rotate_left(9) & 0x0fff_ffff, c));
+            }
+        }
+    }
+    out
 }
 
 /// What a driver printed: the pool's address, each thread's cursor, limit and end, the pool.
@@ -101,6 +121,9 @@ pub fn reference(
             }
             Op::Exit(i, c) => {
                 w.exit(tid(i), counter(c));
+            }
+            Op::Task(i, kind, task, queue, c) => {
+                w.task(tid(i), kind, task, queue, counter(c)).unwrap();
             }
         }
     }

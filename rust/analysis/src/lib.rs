@@ -7,12 +7,15 @@
 //! * [`signatures`]: "performance bug models" — method-name and call-chain patterns — matched
 //!   against the frames;
 //! * [`summary`]: the privacy-preserving report: top-N, matched signatures and chain shapes,
-//!   method names and durations only.
+//!   method names and durations only;
+//! * [`tasks`]: asynchronous task executions per thread; [`queuing`]: their queuing time, pool
+//!   capacity and queue length from the runtime's task records (DiagDroid).
 //!
 //! Every analysis streams each input's events once through [`walk::walk`] (a stack machine
 //! over the decoder's iterator) and keeps per-method or per-path tables, never the events.
 
 pub mod chains;
+pub mod queuing;
 pub mod signatures;
 pub mod summary;
 pub mod tasks;

@@ -36,6 +36,23 @@ pub struct TopArgs {
     inclusive: bool,
 }
 
+#[derive(clap::Args)]
+pub struct TasksArgs {
+    #[command(flatten)]
+    common: Common,
+    /// DiagDroid's threshold τ: a site whose longest queuing or execution time exceeds it is
+    /// anomalous.
+    #[arg(long, value_name = "MS", default_value_t = 500.0)]
+    tau_ms: f64,
+}
+
+/// `hubble tasks --json`: the per-thread executions and the queuing report.
+#[derive(serde::Serialize)]
+struct TasksJson<'a> {
+    threads: &'a [hubble_analysis::tasks::ThreadTasks],
+    queuing: &'a hubble_analysis::queuing::Report,
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 pub enum By {
     /// Time the chain held the thread in the window.
@@ -278,12 +295,27 @@ pub fn run_summary(args: SummaryArgs) -> Result<()> {
     })
 }
 
-pub fn run_tasks(args: Common) -> Result<()> {
+pub fn run_tasks(args: TasksArgs) -> Result<()> {
+    if !(args.tau_ms.is_finite() && args.tau_ms >= 0.0) {
+        anyhow::bail!(
+            "--tau-ms {}: give a number of milliseconds, 0 or more",
+            args.tau_ms
+        );
+    }
+    let tau_ns = (args.tau_ms * 1e6).round() as u64;
+    let args = args.common;
     let loaded = load_all(&args.files)?;
     let report = hubble_analysis::tasks::tasks_threads(&inputs(&loaded), &threads(&loaded))?;
+    let queued = hubble_analysis::queuing::queuing(&inputs(&loaded), &flushes(&loaded), tau_ns)?;
     with_output(args.output.as_deref(), |out| {
         if args.json {
-            return json(out, &report);
+            return json(
+                out,
+                &TasksJson {
+                    threads: &report,
+                    queuing: &queued,
+                },
+            );
         }
         for t in &report {
             writeln!(out, "thread {} (tid {})", t.thread, t.tid)?;
@@ -303,6 +335,65 @@ pub fn run_tasks(args: Common) -> Result<()> {
                 )?;
             }
         }
-        Ok(())
+        write_queuing(out, &queued)
     })
+}
+
+/// The queuing report as text: groups ranked, then the queues.
+fn write_queuing(out: &mut dyn Write, r: &hubble_analysis::queuing::Report) -> Result<()> {
+    if r.tasks.is_empty() {
+        writeln!(
+            out,
+            "queuing: no task records in these traces (docs/tasks.md: which methods write them)"
+        )?;
+        return Ok(());
+    }
+    let anomalous = r.groups.iter().filter(|g| g.anomalous).count();
+    writeln!(
+        out,
+        "queuing (tau {} ms): {} tasks from {} sites, {anomalous} anomalous",
+        ms(r.tau_ns),
+        r.tasks.len(),
+        r.groups.len()
+    )?;
+    for g in &r.groups {
+        writeln!(
+            out,
+            "  {} {}: {} tasks, max queued {} ms, max executed {} ms, capacity {}",
+            if g.anomalous { "ANOMALOUS" } else { "ok" },
+            g.site,
+            g.tasks,
+            ms(g.max_queued_ns),
+            ms(g.max_exec_ns),
+            g.capacity
+        )?;
+        if g.queued_over_tau > 0 {
+            writeln!(
+                out,
+                "      {} queued >= tau: mean queue length {:.2}, mean execution of the tasks ahead {} ms",
+                g.queued_over_tau,
+                g.mean_queue_length,
+                ms(g.mean_exec_ahead_ns)
+            )?;
+            for (site, n) in &g.behind {
+                writeln!(out, "      behind {n:>4} x {site}")?;
+            }
+        }
+    }
+    let still = r.tasks.iter().filter(|t| t.still_queued).count();
+    let running = r.tasks.iter().filter(|t| t.running).count();
+    if still + running > 0 {
+        writeln!(
+            out,
+            "  at the flush: {still} still queued, {running} running"
+        )?;
+    }
+    for q in &r.queues {
+        writeln!(
+            out,
+            "  queue {:#010x}: capacity {} ({} tasks)",
+            q.queue, q.capacity, q.tasks
+        )?;
+    }
+    Ok(())
 }

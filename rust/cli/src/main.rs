@@ -47,8 +47,9 @@ enum Command {
     Match(analyze::MatchArgs),
     /// The privacy-preserving summary meant to leave the device.
     Summary(analyze::SummaryArgs),
-    /// Asynchronous tasks (DiagDroid style): executions per thread and task, scheduling calls.
-    Tasks(analyze::Common),
+    /// Asynchronous tasks (DiagDroid style): executions per thread and task, scheduling calls,
+    /// and from task records queuing time, pool capacity and queue length per submitting site.
+    Tasks(analyze::TasksArgs),
     /// Fleet questions over Parquet tables (`export --format parquet`) on an embedded engine
     /// (runs the `hubble-fleet` binary next to this one; `hubble fleet --help`).
     #[command(disable_help_flag = true)]

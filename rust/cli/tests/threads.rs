@@ -170,7 +170,7 @@ fn export_and_analyses_take_one_thread_per_section() {
     let (code, out, err) = run(hubble().args(["tasks", "--json"]).arg(&path));
     assert_eq!(code, 0, "{err}");
     let report: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let tids: Vec<u64> = report
+    let tids: Vec<u64> = report["threads"]
         .as_array()
         .unwrap()
         .iter()

@@ -14,6 +14,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     ring.entry(main, 110)?;
     for i in 0..5u32 {
         ring.entry(wide, 120 + i * 20)?;
+        // A task record now and then (docs/tasks.md), so that the fuzzers start from them too.
+        if i % 2 == 0 {
+            let kind = hubble_format::slot::TaskKind::ALL[i as usize % 4];
+            ring.task(kind, 0x0abc_0000 + i, 0x0123_4567, 121 + i * 20)?;
+        }
         ring.exit(130 + i * 20);
     }
     ring.exit(300);

@@ -134,7 +134,8 @@ impl U64Map {
     /// Inserts a key that is not in the map, with a nonzero value.
     fn insert(&mut self, key: u64, value: u64) {
         debug_assert_ne!(value, 0);
-        if 2 * (self.len + 1) > self.slots.len() {
+        // At most half full after this insert.
+        if self.len >= self.slots.len() / 2 {
             let old = std::mem::take(&mut self.slots);
             *self = U64Map::with_capacity(old.len());
             for (k, v) in old.into_iter().filter(|s| s.1 != 0) {

@@ -8,7 +8,7 @@
 //! until that frame returns. Records name the task and its queue by identity hash only. Here:
 //!
 //! * a begin is matched to the oldest unmatched submission of the same task identity before it,
-//!   on any thread (a recycled `Message` is submitted and begun again later: first in, first
+//!   on any thread of the same process (identities are per process) (a recycled `Message` is submitted and begun again later: first in, first
 //!   out); the queue is the submission's;
 //! * **queuing time** = begin − submit; **execution time** = the begin frame's exit − begin;
 //!   a task still queued or running at the flush has the time up to the flush, marked so;
@@ -52,6 +52,8 @@ pub const UNKNOWN_SITE: &str = "(site before the window)";
 /// One task's life, as far as the trace shows it.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct Task {
+    /// The process.
+    pub pid: u32,
     /// The submitting code site, or [`UNKNOWN_SITE`]; `None` when the submission is not in the
     /// trace (the task was begun, its submission is older than the window).
     pub site: Option<String>,
@@ -87,6 +89,8 @@ pub struct Task {
 /// One queue (execution unit).
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct Queue {
+    /// The process.
+    pub pid: u32,
     /// Identity hash.
     pub queue: u32,
     /// The most of its tasks that ran at once.
@@ -127,13 +131,14 @@ pub struct Report {
     pub tau_ns: u64,
     /// Groups, anomalous first, longest first.
     pub groups: Vec<Group>,
-    /// Queues by identity.
+    /// Queues by process and identity.
     pub queues: Vec<Queue>,
     /// Every task, by submission (then begin) time.
     pub tasks: Vec<Task>,
 }
 
 struct Submission {
+    pid: u32,
     counter: u64,
     task: u32,
     queue: u32,
@@ -143,6 +148,7 @@ struct Submission {
 }
 
 struct Begin {
+    pid: u32,
     counter: u64,
     task: u32,
     queue: u32,
@@ -154,7 +160,8 @@ struct Begin {
 }
 
 /// The report for `inputs` (every traced thread of a flush, `flushes[i]` the counter when input
-/// `i` was cut), τ = `tau_ns`.
+/// `i` was cut), τ = `tau_ns`. Inputs of several processes are told apart by their pid: a task
+/// is matched, and a queue counted, within its process only.
 pub fn queuing(inputs: &[Input<'_>], flushes: &[u64], tau_ns: u64) -> Result<Report> {
     if flushes.len() != inputs.len() {
         return Err(hubble_export::ExportError::Unsupported(format!(
@@ -169,9 +176,14 @@ pub fn queuing(inputs: &[Input<'_>], flushes: &[u64], tau_ns: u64) -> Result<Rep
     for (i, input) in inputs.iter().enumerate() {
         scan(i, input, &mut submissions, &mut begins)?;
     }
-    let flush = flushes.iter().copied().max().unwrap_or(0);
-    let mut tasks = pair(&submissions, &begins, inputs, flush);
-    let queues = capacities(&tasks, flush);
+    // Per process, its last flush: where tasks still queued or running are cut.
+    let mut flush: BTreeMap<u32, u64> = BTreeMap::new();
+    for (input, &f) in inputs.iter().zip(flushes) {
+        let e = flush.entry(input.file.header.pid).or_default();
+        *e = (*e).max(f);
+    }
+    let mut tasks = pair(&submissions, &begins, inputs, &flush);
+    let queues = capacities(&tasks, &flush);
     lengths(&mut tasks, &queues);
     let groups = group(&tasks, &queues, tau_ns);
     Ok(Report {
@@ -259,6 +271,7 @@ fn scan(
                         hubble_export::names::display(symbols, *m).into_owned()
                     });
                 submissions.push(Submission {
+                    pid: header.pid,
                     counter: e.counter,
                     task,
                     queue,
@@ -292,6 +305,7 @@ fn scan(
                     name_next = Some((depth, begins.len()));
                 }
                 begins.push(Begin {
+                    pid: header.pid,
                     counter: e.counter,
                     task,
                     queue,
@@ -313,7 +327,7 @@ fn pair(
     submissions: &[Submission],
     begins: &[Begin],
     inputs: &[Input<'_>],
-    flush: u64,
+    flush: &BTreeMap<u32, u64>,
 ) -> Vec<Task> {
     // Time order; at equal counters a submission comes first.
     let mut order: Vec<(u64, bool, usize)> = submissions
@@ -323,16 +337,18 @@ fn pair(
         .chain(begins.iter().enumerate().map(|(i, b)| (b.counter, true, i)))
         .collect();
     order.sort_unstable();
-    let mut waiting: HashMap<u32, VecDeque<usize>> = HashMap::new();
+    let mut waiting: HashMap<(u32, u32), VecDeque<usize>> = HashMap::new();
     let mut begun_by: Vec<Option<usize>> = vec![None; submissions.len()];
     let mut unsubmitted = Vec::new();
     for (_, is_begin, i) in order {
         if !is_begin {
-            waiting.entry(submissions[i].task).or_default().push_back(i);
+            let s = &submissions[i];
+            waiting.entry((s.pid, s.task)).or_default().push_back(i);
             continue;
         }
+        let b = &begins[i];
         match waiting
-            .get_mut(&begins[i].task)
+            .get_mut(&(b.pid, b.task))
             .and_then(VecDeque::pop_front)
         {
             Some(s) => begun_by[s] = Some(i),
@@ -348,11 +364,13 @@ fn pair(
         t.begun = Some(b.counter);
         t.ended = b.end;
         t.running = b.end.is_none();
-        t.exec_ns = Some(ns(b.end.unwrap_or(flush).saturating_sub(b.counter), b.hz));
+        let cut = flush.get(&b.pid).copied().unwrap_or(b.counter);
+        t.exec_ns = Some(ns(b.end.unwrap_or(cut).saturating_sub(b.counter), b.hz));
     };
     let mut out = Vec::new();
     for (s, b) in submissions.iter().zip(&begun_by) {
         let mut t = Task {
+            pid: s.pid,
             site: Some(s.site.clone()),
             task: s.task,
             queue: s.queue,
@@ -368,7 +386,8 @@ fn pair(
             running: false,
             queue_length: None,
         };
-        let start = b.map_or(flush, |b| begins[b].counter);
+        let cut = flush.get(&s.pid).copied().unwrap_or(s.counter);
+        let start = b.map_or(cut, |b| begins[b].counter);
         t.queued_ns = Some(ns(start.saturating_sub(s.counter), s.hz));
         if let Some(b) = b {
             run_part(&mut t, &begins[*b]);
@@ -378,6 +397,7 @@ fn pair(
     for b in unsubmitted {
         let b = &begins[b];
         let mut t = Task {
+            pid: b.pid,
             site: None,
             task: b.task,
             queue: b.queue,
@@ -396,28 +416,30 @@ fn pair(
         run_part(&mut t, b);
         out.push(t);
     }
-    out.sort_by_key(|t| (t.submitted.or(t.begun), t.begun));
+    out.sort_by_key(|t| (t.pid, t.submitted.or(t.begun), t.begun));
     out
 }
 
 /// Each queue's capacity: the most of its tasks running at once (begin to end, or to the flush).
-fn capacities(tasks: &[Task], flush: u64) -> BTreeMap<u32, Queue> {
-    let mut edges: BTreeMap<u32, Vec<(u64, i64)>> = BTreeMap::new();
-    let mut counts: BTreeMap<u32, u64> = BTreeMap::new();
+fn capacities(tasks: &[Task], flush: &BTreeMap<u32, u64>) -> BTreeMap<(u32, u32), Queue> {
+    let mut edges: BTreeMap<(u32, u32), Vec<(u64, i64)>> = BTreeMap::new();
+    let mut counts: BTreeMap<(u32, u32), u64> = BTreeMap::new();
     for l in tasks.iter().filter(|l| l.queue != 0) {
-        *counts.entry(l.queue).or_default() += 1;
+        let key = (l.pid, l.queue);
+        *counts.entry(key).or_default() += 1;
         if let Some(b) = l.begun {
-            let e = edges.entry(l.queue).or_default();
+            let e = edges.entry(key).or_default();
             // An end sorts before a begin at the same counter: one task handing its worker to
             // the next is not two at once.
             e.push((b, 1));
-            e.push((l.ended.unwrap_or(flush), -1));
+            let cut = flush.get(&l.pid).copied().unwrap_or(b);
+            e.push((l.ended.unwrap_or(cut), -1));
         }
     }
     counts
         .into_iter()
-        .map(|(queue, tasks)| {
-            let mut e = edges.remove(&queue).unwrap_or_default();
+        .map(|((pid, queue), tasks)| {
+            let mut e = edges.remove(&(pid, queue)).unwrap_or_default();
             e.sort_unstable();
             let (mut now, mut most) = (0i64, 0i64);
             for (_, d) in e {
@@ -425,8 +447,9 @@ fn capacities(tasks: &[Task], flush: u64) -> BTreeMap<u32, Queue> {
                 most = most.max(now);
             }
             (
-                queue,
+                (pid, queue),
                 Queue {
+                    pid,
                     queue,
                     capacity: most as u64,
                     tasks,
@@ -442,11 +465,11 @@ fn unfinished_at(l: &Task, t: u64) -> bool {
 }
 
 /// Each submitted task's queue length: completions of tasks ahead it had to wait for.
-fn lengths(tasks: &mut [Task], queues: &BTreeMap<u32, Queue>) {
+fn lengths(tasks: &mut [Task], queues: &BTreeMap<(u32, u32), Queue>) {
     let ahead = ahead_of(tasks);
     for (i, list) in ahead.into_iter().enumerate() {
         let t = &tasks[i];
-        let (Some(_), Some(q)) = (t.submitted, queues.get(&t.queue)) else {
+        let (Some(_), Some(q)) = (t.submitted, queues.get(&(t.pid, t.queue))) else {
             continue;
         };
         let n = list.len() as u64;
@@ -457,10 +480,10 @@ fn lengths(tasks: &mut [Task], queues: &BTreeMap<u32, Queue>) {
 /// For each task, the tasks ahead of it at its submission: same queue, submitted (or, without a
 /// submission in the trace, begun) before it, unfinished then.
 fn ahead_of(tasks: &[Task]) -> Vec<Vec<usize>> {
-    let mut by_queue: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    let mut by_queue: BTreeMap<(u32, u32), Vec<usize>> = BTreeMap::new();
     for (i, l) in tasks.iter().enumerate() {
         if l.queue != 0 {
-            by_queue.entry(l.queue).or_default().push(i);
+            by_queue.entry((l.pid, l.queue)).or_default().push(i);
         }
     }
     let mut out = vec![Vec::new(); tasks.len()];
@@ -484,7 +507,7 @@ fn ahead_of(tasks: &[Task]) -> Vec<Vec<usize>> {
 }
 
 /// Groups by site, ranked.
-fn group(tasks: &[Task], queues: &BTreeMap<u32, Queue>, tau_ns: u64) -> Vec<Group> {
+fn group(tasks: &[Task], queues: &BTreeMap<(u32, u32), Queue>, tau_ns: u64) -> Vec<Group> {
     let ahead = ahead_of(tasks);
     let mut groups: BTreeMap<String, Group> = BTreeMap::new();
     let mut lengths: BTreeMap<String, (u64, u64)> = BTreeMap::new();
@@ -509,7 +532,7 @@ fn group(tasks: &[Task], queues: &BTreeMap<u32, Queue>, tau_ns: u64) -> Vec<Grou
         g.max_exec_ns = g.max_exec_ns.max(l.exec_ns.unwrap_or(0));
         g.capacity = g
             .capacity
-            .max(queues.get(&l.queue).map_or(0, |q| q.capacity));
+            .max(queues.get(&(l.pid, l.queue)).map_or(0, |q| q.capacity));
         if queued >= tau_ns {
             g.queued_over_tau += 1;
             let len = lengths.entry(site.clone()).or_default();

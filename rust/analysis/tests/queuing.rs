@@ -20,6 +20,7 @@ const HZ: u64 = 19_200_000;
 const MS: u64 = HZ / 1000;
 const MAIN: u32 = 1;
 const DISPATCH: u64 = 3; // ticks from a worker taking a task to its begin record
+const PID: u32 = 4242;
 
 /// Methods and their names.
 const M: &[(u64, &str)] = &[
@@ -489,6 +490,11 @@ fn ns(ticks: u64) -> u64 {
 
 /// The workload through a pool in many-thread mode, flushed as a version 4 file.
 fn flushed(w: &Workload, mode: Mode) -> ThreadsFile {
+    flushed_as(w, mode, PID)
+}
+
+/// [`flushed`] as process `pid`.
+fn flushed_as(w: &Workload, mode: Mode, pid: u32) -> ThreadsFile {
     let geometry = Geometry {
         blocks: 256,
         block_slots: pool::BLOCK_HEADER_SLOTS + 24,
@@ -519,7 +525,7 @@ fn flushed(w: &Workload, mode: Mode) -> ThreadsFile {
             timer_hz: HZ,
             reference_counter: w.flush,
             wall_clock_ns: 1_700_000_000_000_000_000,
-            pid: 4242,
+            pid,
             process_name: "com.example.app".to_owned(),
             reason: "anr".to_owned(),
             metadata: BTreeMap::new(),
@@ -557,6 +563,7 @@ fn expected_tasks(w: &Workload) -> Vec<hubble_analysis::queuing::Task> {
             let unit = &w.units[k.unit];
             let begun = k.begun.filter(|&b| b < w.flush);
             hubble_analysis::queuing::Task {
+                pid: PID,
                 site: Some(name(k.site)),
                 task: k.task,
                 queue: unit.queue,
@@ -635,6 +642,7 @@ fn capacities_are_the_units_worker_counts() {
     for seed in SEEDS {
         let w = build(seed);
         let r = report(&w, Mode::Bits64, 500_000_000);
+        assert!(r.queues.iter().all(|q| q.pid == PID));
         let got: Vec<(u32, u64, u64)> = r
             .queues
             .iter()
@@ -783,4 +791,51 @@ fn a_task_half_in_the_window_keeps_what_the_window_shows() {
     let end = w.known[0].ended.unwrap_or(w.flush);
     assert_eq!(t.exec_ns, Some(ns(end - w.known[0].begun.unwrap())));
     assert_eq!(t.running, w.known[0].ended.is_none());
+}
+
+// Identities are per process: two processes whose tasks and queues have the same identity
+// hashes (two workloads numbered alike, timed differently), read together, give each process
+// exactly its own report.
+#[test]
+fn processes_are_kept_apart() {
+    let (a, b) = (build(3), build(5));
+    let files = [
+        flushed_as(&a, Mode::Bits64, 100).to_bytes().unwrap(),
+        flushed_as(&b, Mode::Bits64, 200).to_bytes().unwrap(),
+    ];
+    let runs: Vec<_> = files
+        .iter()
+        .flat_map(|f| ThreadsFile::parse(f).unwrap().into_run_files())
+        .collect();
+    let inputs: Vec<Input<'_>> = runs
+        .iter()
+        .map(|r| Input {
+            file: &r.file,
+            name: "two.hubble",
+        })
+        .collect();
+    let flushes: Vec<u64> = runs
+        .iter()
+        .map(|r| {
+            if r.file.header.pid == 100 {
+                a.flush
+            } else {
+                b.flush
+            }
+        })
+        .collect();
+    let r = queuing(&inputs, &flushes, 500_000_000).unwrap();
+    for (w, pid) in [(&a, 100u32), (&b, 200)] {
+        let want: Vec<_> = expected_tasks(w)
+            .into_iter()
+            .map(|mut t| {
+                t.pid = pid;
+                t
+            })
+            .collect();
+        let got: Vec<_> = r.tasks.iter().filter(|t| t.pid == pid).cloned().collect();
+        assert_eq!(got, want, "pid {pid}");
+        let queues = r.queues.iter().filter(|q| q.pid == pid).count();
+        assert_eq!(queues, 4, "pid {pid}");
+    }
 }

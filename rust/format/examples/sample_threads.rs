@@ -33,7 +33,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if i % 3 == 0 {
             w.entry(worker, bind, t + 5)?;
             // A task record (docs/tasks.md), so that the fuzzers start from them too.
-            w.task(worker, hubble_format::slot::TaskKind::Begin, 0x0abc_0000 + i, 0, t + 5)?;
+            w.task(
+                worker,
+                hubble_format::slot::TaskKind::Begin,
+                0x0abc_0000 + i,
+                0,
+                t + 5,
+            )?;
             w.exit(worker, t + 9);
         }
         w.exit(main, t + 20);

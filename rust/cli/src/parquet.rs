@@ -3,6 +3,10 @@
 //!
 //! A batch from a fleet holds bad files (cut short by an upload, flipped bits): each is named
 //! on stderr and skipped, the rest are exported, and the exit status says some failed.
+//!
+//! A version 4 file (every thread of a process) is one trace per thread's run, each with its
+//! own id (`hubble_fleet::tables::run_trace_id`), its tid and thread name; its summary is one
+//! summary of all its threads, as `hubble summary` gives.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,9 +16,9 @@ use hubble_analysis::signatures::Signature;
 use hubble_analysis::summary;
 use hubble_export::Input;
 use hubble_fleet::schema::Table;
-use hubble_fleet::tables::{trace_id, SummaryTables, TraceTables};
+use hubble_fleet::tables::{run_trace_id, trace_id, SummaryTables, TraceTables};
 use hubble_fleet::write::write_part;
-use hubble_format::TraceFile;
+use hubble_format::{Trace, TraceFile};
 
 /// `KEY=VALUE` metadata given on the command line, checked as the trace format checks it.
 pub fn parse_meta(pairs: &[String]) -> Result<BTreeMap<String, String>> {
@@ -50,19 +54,31 @@ pub fn export(files: &[PathBuf], out: &Path, meta: &BTreeMap<String, String>) ->
         let added = (|| -> Result<()> {
             let bytes =
                 std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
-            let file = TraceFile::parse(&bytes).with_context(|| format!("{}", path.display()))?;
+            let trace = Trace::parse(&bytes).with_context(|| format!("{}", path.display()))?;
             let name = path.display().to_string();
+            let id = trace_id(&bytes);
+            let windows: Vec<(TraceFile, String)> = match trace {
+                Trace::Single(file) => vec![(file, id.clone())],
+                Trace::Threads(file) => file
+                    .into_run_files()
+                    .into_iter()
+                    .map(|r| {
+                        let run_id = run_trace_id(&id, r.file.header.tid, r.run);
+                        (r.file, run_id)
+                    })
+                    .collect(),
+            };
+            let inputs: Vec<(Input<'_>, String)> = windows
+                .iter()
+                .map(|(file, id)| {
+                    let input = Input { file, name: &name };
+                    (input, id.clone())
+                })
+                .collect();
             tables
-                .add(
-                    Input {
-                        file: &file,
-                        name: &name,
-                    },
-                    &bytes,
-                    meta,
-                )
+                .add_all(&inputs, meta)
                 .with_context(|| format!("{}", path.display()))?;
-            ids.push(trace_id(&bytes));
+            ids.push(id);
             Ok(())
         })();
         if let Err(e) = added {
@@ -142,18 +158,19 @@ pub fn summaries(
     let mut failed = 0usize;
     for path in files {
         let added = (|| -> Result<()> {
-            let file = TraceFile::read(path).with_context(|| format!("{}", path.display()))?;
+            // Every run of a version 4 file: one summary of the process's threads.
+            let loaded = crate::peers_input::load(path)?;
             let name = path.display().to_string();
-            let report = summary::summarize(
-                &[Input {
-                    file: &file,
-                    name: &name,
-                }],
+            // The chains' window ends at the flush for every run, as `hubble summary` has it.
+            let report = summary::summarize_before(
+                &crate::peers_input::inputs(&loaded),
+                &crate::peers_input::flushes(&loaded),
                 signatures,
                 options,
             )
             .with_context(|| format!("{}", path.display()))?;
-            tables.add(&report, &device_class(&file, meta))?;
+            let first = &loaded.first().context("no window")?.file;
+            tables.add(&report, &device_class(first, meta))?;
             names.push(name);
             Ok(())
         })();

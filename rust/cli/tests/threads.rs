@@ -238,3 +238,100 @@ fn a_broken_v4_file_is_one_line_naming_it() {
     }
     assert!(!dir.path().join("never.pftrace").exists());
 }
+
+/// `export --format parquet` and `summary --parquet` take a version 4 file: one trace per
+/// thread's run (its own id, tid and thread name), as many call rows as the model's frames of
+/// that run, every call row under its run's id and tid; one summary for the file.
+#[cfg(feature = "parquet")]
+#[test]
+fn parquet_tables_hold_one_trace_per_run_of_a_version_4_file() {
+    use arrow_array::{Int64Array, StringArray};
+    let s = scenario_with_gaps(Mode::Bits64);
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&s, dir.path());
+    let id = hubble_fleet::tables::trace_id(&std::fs::read(&path).unwrap());
+    let out = dir.path().join("fleet");
+    let (code, _, err) = run(hubble()
+        .args(["export", "--format", "parquet", "-o"])
+        .arg(&out)
+        .arg(&path));
+    assert_eq!(code, 0, "{err}");
+    let part = |table: &str| {
+        let dir = out.join(table);
+        let p = std::fs::read_dir(&dir)
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        hubble_fleet::write::read_part(&p).unwrap().1
+    };
+    let strings = |b: &[arrow_array::RecordBatch], c: &str| -> Vec<String> {
+        b.iter()
+            .flat_map(|b| {
+                let a = b.column_by_name(c).unwrap();
+                let a = a.as_any().downcast_ref::<StringArray>().unwrap();
+                a.iter().map(|v| v.unwrap().to_owned()).collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let ints = |b: &[arrow_array::RecordBatch], c: &str| -> Vec<i64> {
+        b.iter()
+            .flat_map(|b| {
+                let a = b.column_by_name(c).unwrap();
+                let a = a.as_any().downcast_ref::<Int64Array>().unwrap();
+                a.values().to_vec()
+            })
+            .collect()
+    };
+    // The model's frames per (tid, run).
+    let mut want: Vec<(String, i64, String, i64)> = Vec::new();
+    for (tid, runs) in s.expected_runs() {
+        let frames = scenario::frames(&s.thread_steps()[&tid]);
+        for run in 0..runs.len() {
+            let n = frames.iter().filter(|f| f.run == run).count() as i64;
+            want.push((
+                hubble_fleet::tables::run_trace_id(&id, tid, run),
+                i64::from(tid),
+                s.thread_name(tid),
+                n,
+            ));
+        }
+    }
+    let traces = part("traces");
+    let (ids, tids) = (strings(&traces, "trace_id"), ints(&traces, "tid"));
+    let (names, counts) = (strings(&traces, "thread"), ints(&traces, "calls"));
+    let got: Vec<(String, i64, String, i64)> = (0..ids.len())
+        .map(|i| (ids[i].clone(), tids[i], names[i].clone(), counts[i]))
+        .collect();
+    let mut sorted = got.clone();
+    sorted.sort();
+    want.sort();
+    assert_eq!(sorted, want);
+    let calls = part("calls");
+    let call_ids = strings(&calls, "trace_id");
+    let call_tids = ints(&calls, "tid");
+    for (id, tid, _, n) in &want {
+        let rows: Vec<usize> = (0..call_ids.len())
+            .filter(|&i| &call_ids[i] == id)
+            .collect();
+        assert_eq!(rows.len() as i64, *n, "{id}");
+        assert!(rows.iter().all(|&i| call_tids[i] == *tid), "{id}");
+    }
+    assert_eq!(call_ids.len() as i64, want.iter().map(|w| w.3).sum::<i64>());
+
+    let sums = dir.path().join("sums");
+    let (code, _, err) = run(hubble()
+        .args(["summary", "--parquet"])
+        .arg(&sums)
+        .arg(&path));
+    assert_eq!(code, 0, "{err}");
+    let p = std::fs::read_dir(sums.join("summaries"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let (_, batches) = hubble_fleet::write::read_part(&p).unwrap();
+    assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 1);
+}

@@ -109,85 +109,122 @@ impl TraceTables {
         bytes: &[u8],
         extra: &BTreeMap<String, String>,
     ) -> Result<()> {
-        let h = &input.file.header;
-        let id = trace_id(bytes);
-        let clock = WallClock::new(h);
-        let symbols = &input.file.symbols;
-        // Rows of this input are collected first and appended only if the walk succeeds, so a
-        // bad input in a batch leaves no partial rows behind.
-        struct Row {
-            method: String,
-            depth: i32,
-            start_ns: i64,
-            duration_ns: i64,
-            self_ns: i64,
-            parent: Option<String>,
-        }
-        let mut rows: Vec<Row> = Vec::new();
-        let (mut first, mut last) = (u64::MAX, 0u64);
-        hubble_analysis::walk::walk(input, |ancestors, frame| {
-            first = first.min(frame.start);
-            last = last.max(frame.end);
-            // Durations in ticks, converted once (as `hubble top` does): a difference of two
-            // converted times could be a rounding nanosecond off.
-            let ns = |ticks: u64| i64::try_from(clock.ticks_to_ns(ticks)).unwrap_or(i64::MAX);
-            rows.push(Row {
-                method: names::display(symbols, frame.method).into_owned(),
-                depth: i32::try_from(ancestors.len()).unwrap_or(i32::MAX),
-                start_ns: i64_of(clock.wall_ns(frame.start)),
-                duration_ns: ns(frame.ticks()),
-                self_ns: ns(frame.self_ticks()),
-                parent: ancestors
-                    .last()
-                    .map(|a| names::display(symbols, a.method).into_owned()),
-            });
-        })?;
-        let c = &mut self.calls;
-        for r in &rows {
-            c.trace_id.append_value(&id);
-            c.tid.append_value(i64::from(h.tid));
-            c.method.append_value(&r.method);
-            c.depth.append_value(r.depth);
-            c.start_ns.append_value(r.start_ns);
-            c.duration_ns.append_value(r.duration_ns);
-            c.self_ns.append_value(r.self_ns);
-            c.parent.append_option(r.parent.as_deref());
-        }
-        c.rows += rows.len();
-        let (start_ns, end_ns) = if rows.is_empty() {
-            (
-                clock.wall_ns(h.reference_counter),
-                clock.wall_ns(h.reference_counter),
-            )
-        } else {
-            (clock.wall_ns(first), clock.wall_ns(last))
-        };
-        self.traces.push(TraceRow {
-            id,
-            file: input.name.to_owned(),
-            app: h.process_name.clone(),
-            reason: h.reason.clone(),
-            meta: metadata_values(&h.metadata, extra),
-            pid: i64::from(h.pid),
-            tid: i64::from(h.tid),
-            thread: h.thread_name.clone(),
-            isa_bits: if h.mode == hubble_format::Mode::Bits64 {
-                64
-            } else {
-                32
-            },
-            timer_hz: i64_of(h.timer_hz),
-            flush_wall_ns: i64_of(h.wall_clock_ns),
-            window_start_ns: i64_of(start_ns),
-            window_end_ns: i64_of(end_ns),
-            ring_bytes: i64_of(h.ring_bytes),
-            window_slots: i64_of(input.file.window.len() as u64),
-            symbols: i64_of(input.file.symbols.len() as u64),
-            calls: i64_of(rows.len() as u64),
-        });
-        Ok(())
+        self.add_all(&[(input, trace_id(bytes))], extra)
     }
 
+    /// Adds several windows, each a trace with its id: the runs of a version 4 file, one trace
+    /// per thread's run ([`run_trace_id`]). All or nothing: on error none of them has been added.
+    pub fn add_all(
+        &mut self,
+        inputs: &[(Input<'_>, String)],
+        extra: &BTreeMap<String, String>,
+    ) -> Result<()> {
+        // Every input's rows are collected first and appended only if every walk succeeds, so
+        // a bad input in a batch leaves no partial rows behind.
+        let collected = inputs
+            .iter()
+            .map(|(input, id)| collect(*input, id, extra))
+            .collect::<Result<Vec<_>>>()?;
+        for (trace, rows) in collected {
+            let c = &mut self.calls;
+            for r in &rows {
+                c.trace_id.append_value(&trace.id);
+                c.tid.append_value(trace.tid);
+                c.method.append_value(&r.method);
+                c.depth.append_value(r.depth);
+                c.start_ns.append_value(r.start_ns);
+                c.duration_ns.append_value(r.duration_ns);
+                c.self_ns.append_value(r.self_ns);
+                c.parent.append_option(r.parent.as_deref());
+            }
+            c.rows += rows.len();
+            self.traces.push(trace);
+        }
+        Ok(())
+    }
+}
+
+/// The id of run `run` of thread `tid` in a version 4 file whose bytes have id `file_id`: each
+/// run is a window of its own, so a trace of the tables (`<file id>-t<tid>-r<run>`, the run
+/// counted from 0); version 1–3 files keep the file's id.
+pub fn run_trace_id(file_id: &str, tid: u32, run: usize) -> String {
+    format!("{file_id}-t{tid}-r{run}")
+}
+
+/// A call row before it is appended.
+struct Row {
+    method: String,
+    depth: i32,
+    start_ns: i64,
+    duration_ns: i64,
+    self_ns: i64,
+    parent: Option<String>,
+}
+
+/// One input's trace row and call rows.
+fn collect(
+    input: Input<'_>,
+    id: &str,
+    extra: &BTreeMap<String, String>,
+) -> Result<(TraceRow, Vec<Row>)> {
+    let h = &input.file.header;
+    let id = id.to_owned();
+    let clock = WallClock::new(h);
+    let symbols = &input.file.symbols;
+    let mut rows: Vec<Row> = Vec::new();
+    let (mut first, mut last) = (u64::MAX, 0u64);
+    hubble_analysis::walk::walk(input, |ancestors, frame| {
+        first = first.min(frame.start);
+        last = last.max(frame.end);
+        // Durations in ticks, converted once (as `hubble top` does): a difference of two
+        // converted times could be a rounding nanosecond off.
+        let ns = |ticks: u64| i64::try_from(clock.ticks_to_ns(ticks)).unwrap_or(i64::MAX);
+        rows.push(Row {
+            method: names::display(symbols, frame.method).into_owned(),
+            depth: i32::try_from(ancestors.len()).unwrap_or(i32::MAX),
+            start_ns: i64_of(clock.wall_ns(frame.start)),
+            duration_ns: ns(frame.ticks()),
+            self_ns: ns(frame.self_ticks()),
+            parent: ancestors
+                .last()
+                .map(|a| names::display(symbols, a.method).into_owned()),
+        });
+    })?;
+    let (start_ns, end_ns) = if rows.is_empty() {
+        (
+            clock.wall_ns(h.reference_counter),
+            clock.wall_ns(h.reference_counter),
+        )
+    } else {
+        (clock.wall_ns(first), clock.wall_ns(last))
+    };
+    let trace = TraceRow {
+        id,
+        file: input.name.to_owned(),
+        app: h.process_name.clone(),
+        reason: h.reason.clone(),
+        meta: metadata_values(&h.metadata, extra),
+        pid: i64::from(h.pid),
+        tid: i64::from(h.tid),
+        thread: h.thread_name.clone(),
+        isa_bits: if h.mode == hubble_format::Mode::Bits64 {
+            64
+        } else {
+            32
+        },
+        timer_hz: i64_of(h.timer_hz),
+        flush_wall_ns: i64_of(h.wall_clock_ns),
+        window_start_ns: i64_of(start_ns),
+        window_end_ns: i64_of(end_ns),
+        ring_bytes: i64_of(h.ring_bytes),
+        window_slots: i64_of(input.file.window.len() as u64),
+        symbols: i64_of(input.file.symbols.len() as u64),
+        calls: i64_of(rows.len() as u64),
+    };
+    Ok((trace, rows))
+}
+
+impl TraceTables {
     /// The `traces` and `calls` batches.
     pub fn finish(mut self) -> Result<(RecordBatch, RecordBatch)> {
         let t = &self.traces;

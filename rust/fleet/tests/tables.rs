@@ -323,3 +323,55 @@ fn other_schema_versions_and_foreign_files_get_a_clear_error() {
     let err = check_part(&text).unwrap_err().to_string();
     assert!(err.contains("text.parquet"), "{err}");
 }
+
+// Several windows (a version 4 file's runs) go in all or nothing: one undecodable window (a
+// reserved control value) leaves no trace and no call row of any of them; the good ones alone
+// go in, each under its own id.
+#[test]
+fn windows_are_added_all_or_nothing() {
+    let good = trace(&Spec::default());
+    let mut bad = good.clone();
+    bad.header.tid += 1;
+    bad.window = vec![hubble_format::slot::pack(1, 5)];
+    let input = |file| Input {
+        file,
+        name: "v4.hubble",
+    };
+    let mut tables = TraceTables::new();
+    let err = tables
+        .add_all(
+            &[
+                (input(&good), "f-t1-r0".to_owned()),
+                (input(&bad), "f-t2-r0".to_owned()),
+            ],
+            &BTreeMap::new(),
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains("reserved control value 5"), "{err}");
+    assert_eq!((tables.traces(), tables.calls()), (0, 0));
+    tables
+        .add_all(
+            &[
+                (input(&good), "f-t1-r0".to_owned()),
+                (input(&good), "f-t1-r1".to_owned()),
+            ],
+            &BTreeMap::new(),
+        )
+        .unwrap();
+    let (traces, calls) = tables.finish().unwrap();
+    let ids: Vec<&str> = traces
+        .column_by_name("trace_id")
+        .unwrap()
+        .as_any()
+        .downcast_ref::<StringArray>()
+        .unwrap()
+        .iter()
+        .map(Option::unwrap)
+        .collect();
+    assert_eq!(ids, ["f-t1-r0", "f-t1-r1"]);
+    assert_eq!(calls.num_rows(), 2 * reference_calls(&good).len());
+    assert_eq!(
+        hubble_fleet::tables::run_trace_id("abc", 42, 3),
+        "abc-t42-r3"
+    );
+}

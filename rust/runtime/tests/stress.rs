@@ -52,7 +52,9 @@ fn run_traced(
 ) {
     let mut rng = Rng(seed);
     let mut depth = 0u32;
-    let mut seq = 1u32;
+    // Just below the wrap, so that every run (CI's short one too) crosses it, as a run of
+    // 10^7 cycles does after ~4.3e9 trace points of the busy thread.
+    let mut seq = SEQ_START;
     t.to_runnable();
     while !done.load(Ordering::Relaxed) {
         let r = rng.next();
@@ -87,6 +89,9 @@ fn run_traced(
     }
     t.to_native();
 }
+
+/// The first trace point's sequence number (the record's 32-bit timestamp).
+const SEQ_START: u32 = u32::MAX - 200_000;
 
 struct Check {
     last_ts: Option<u32>,
@@ -136,8 +141,9 @@ fn check_file(bytes: &[u8], previous: &mut Check, last_written_now: u32) {
         }
     }
     if let Some(l) = last {
+        // Mod 2^32, as the sequence numbers wrap.
         assert!(
-            l <= last_written_now,
+            (last_written_now.wrapping_sub(l) as i32) >= 0,
             "nothing in the file the thread did not write"
         );
         previous.last_ts = Some(l);

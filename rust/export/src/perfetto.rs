@@ -250,10 +250,10 @@ impl Naming {
     fn iids(&self, run: &[(u64, u64)], iids: &mut Vec<u64>) {
         iids.extend(run.iter().map(|&(_, code)| {
             let control = mask(code <= stream::BEFORE);
-            let key = code ^ ((code ^ self.probe) & control);
+            let key = select(control, self.probe, code);
             let iid = self.index.get(key).unwrap_or(MISSING);
             let own = self.before & mask(code == stream::BEFORE);
-            iid ^ ((iid ^ own) & control)
+            select(control, own, iid)
         }));
     }
 }
@@ -296,6 +296,14 @@ fn seq_field(seq: u32) -> SeqField {
 #[inline(always)]
 fn mask(b: bool) -> u64 {
     std::hint::black_box(0u64.wrapping_sub(u64::from(b)))
+}
+
+/// `if_set` where `m` is all ones, `if_clear` where it is zero, without a branch. (One function
+/// for the lookup's key, whose value for exits and cut frames is discarded, and for the iid:
+/// so that a mistake in it shows in the output.)
+#[inline(always)]
+fn select(m: u64, if_set: u64, if_clear: u64) -> u64 {
+    if_clear ^ ((if_clear ^ if_set) & m)
 }
 
 /// A step's iid before it is known: the method is not in the symbol table.
@@ -806,6 +814,29 @@ mod tests {
             }
         }
         assert_eq!(SymbolIndex::new([].iter()).get(0x1000), None);
+    }
+
+    // `end` (the iid of frames cut before the window) is past every iid, also when the table's
+    // last slot holds a word whose 64 bits are all set: the largest iid `get` can return.
+    #[test]
+    fn the_before_window_iid_is_past_a_full_last_slot() {
+        let probe = U64Map::with_capacity(1);
+        let last = probe.slots.len() - 1;
+        let word = (1u64..).find(|&w| probe.home(w) == last).unwrap();
+        let pointers: Vec<u64> = (0..64).map(|b| word << 6 | b).collect();
+        let index = SymbolIndex::new(pointers.iter());
+        assert_eq!(index.align, 0);
+        let top = pointers
+            .iter()
+            .map(|&p| index.get(p).unwrap())
+            .max()
+            .unwrap();
+        assert_eq!(
+            top,
+            64 * index.words.slots.len() as u64,
+            "the last slot's last bit"
+        );
+        assert_eq!(index.end(), top + 1);
     }
 
     #[test]

@@ -92,8 +92,11 @@ fn writers_hand_the_sink_64_kib_at_a_time() {
     })];
     let inputs: Vec<Input<'_>> = files.iter().map(|f| Input { file: f, name: "t" }).collect();
     type Writer = fn(&[Input<'_>], &mut dyn std::io::Write) -> hubble_export::Result<()>;
-    let writers: [(&str, Writer); 2] =
-        [(".trace", write), ("chrome", hubble_export::chrome::write)];
+    let writers: [(&str, Writer); 3] = [
+        (".trace", write),
+        ("chrome", hubble_export::chrome::write),
+        ("perfetto", hubble_export::perfetto::write),
+    ];
     for (what, writer) in writers {
         let mut sink = Writes::default();
         writer(&inputs, &mut sink).unwrap();

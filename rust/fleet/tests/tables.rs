@@ -347,7 +347,10 @@ fn windows_are_added_all_or_nothing() {
             &BTreeMap::new(),
         )
         .unwrap_err();
-    assert!(err.to_string().contains("reserved control value 5"), "{err}");
+    assert!(
+        err.to_string().contains("reserved control value 5"),
+        "{err}"
+    );
     assert_eq!((tables.traces(), tables.calls()), (0, 0));
     tables
         .add_all(

@@ -816,6 +816,29 @@ mod tests {
         assert_eq!(SymbolIndex::new([].iter()).get(0x1000), None);
     }
 
+    // A run longer than the buffer holds (the pipeline hands out up to 16 384 steps at once)
+    // grows it: every slice is written, in order.
+    #[test]
+    fn a_run_longer_than_the_buffer_grows_it() {
+        let n = FLUSH_AT / SLICE_MAX + 1000;
+        let mut sink = Vec::new();
+        let mut out = Out::new(&mut sink);
+        out.reserve(n).unwrap();
+        for k in 0..n {
+            out.slice(1, &seq_field(7), k % 2 == 0, 1 + k as u64 % 100)
+                .unwrap();
+        }
+        out.finish().unwrap();
+        let trace = proto::Trace::decode(sink.as_slice()).unwrap();
+        assert_eq!(trace.packet.len(), n);
+        for (k, p) in trace.packet.iter().enumerate() {
+            let Some(trace_packet::Data::TrackEvent(e)) = &p.data else {
+                panic!("packet {k} is not a track event");
+            };
+            assert_eq!(e.r#type, Some(if k % 2 == 0 { 1 } else { 2 }), "packet {k}");
+        }
+    }
+
     // `end` (the iid of frames cut before the window) is past every iid, also when the table's
     // last slot holds a word whose 64 bits are all set: the largest iid `get` can return.
     #[test]

@@ -820,7 +820,7 @@ mod tests {
     // grows it: every slice is written, in order.
     #[test]
     fn a_run_longer_than_the_buffer_grows_it() {
-        let n = FLUSH_AT / SLICE_MAX + 1000;
+        let n = 3 * (FLUSH_AT / SLICE_MAX);
         let mut sink = Vec::new();
         let mut out = Out::new(&mut sink);
         out.reserve(n).unwrap();

@@ -8,8 +8,8 @@
 //! until that frame returns. Records name the task and its queue by identity hash only. Here:
 //!
 //! * a begin is matched to the oldest unmatched submission of the same task identity before it,
-//!   on any thread of the same process (identities are per process) (a recycled `Message` is submitted and begun again later: first in, first
-//!   out); the queue is the submission's;
+//!   on any thread of the same process (identities are per process; a recycled `Message` is
+//!   submitted and begun again later: first in, first out); the queue is the submission's;
 //! * **queuing time** = begin − submit; **execution time** = the begin frame's exit − begin;
 //!   a task still queued or running at the flush has the time up to the flush, marked so;
 //! * **pool capacity** of a queue = the most of its tasks that ran at once in the trace (a

@@ -370,7 +370,8 @@ fn write_queuing(out: &mut dyn Write, r: &hubble_analysis::queuing::Report) -> R
         if g.queued_over_tau > 0 {
             writeln!(
                 out,
-                "      {} queued >= tau: mean queue length {:.2}, mean execution of the tasks ahead {} ms",
+                "      {} queued >= tau: mean queue length {:.2}, mean execution of the tasks \
+                 ahead {} ms",
                 g.queued_over_tau,
                 g.mean_queue_length,
                 ms(g.mean_exec_ahead_ns)

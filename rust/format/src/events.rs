@@ -152,14 +152,16 @@ impl From<crate::slot::Record> for EventKind {
 /// A backward walk (which only tracks timestamps) finds where the window begins and the full
 /// timer value of its oldest record; from there the ring is read forwards. Forward reading is
 /// unambiguous from a record boundary: a slot is the pointer half of a two-slot entry exactly
-/// when the slot after it carries the marker 1. Timestamps then recover forwards: the upper half
-/// stays the same unless the low half went down, when it grows by one.
+/// when the slot after it carries the marker 1 (a task record's payload: the marker 4).
+/// Timestamps then recover forwards: the upper half stays the same unless the low half went
+/// down, when it grows by one.
 ///
 /// The forward pass decodes a batch of slots at a time into a small buffer, with no branch
 /// that depends on the data: every slot yields a candidate event (a marker's method is the slot
 /// before it) and is kept unless it is a pointer half, a pad or half of a task record. Task
-/// records are not method events: [`decode_events`] yields them, this iterator skips them. Entries and exits, wide and
-/// narrow, then cost the same, and a mix of them costs no mispredictions.
+/// records are not method events: [`decode_events`] yields them, this iterator skips them.
+/// Entries and exits, wide and narrow, then cost the same, and a mix of them costs no
+/// mispredictions.
 #[derive(Clone)]
 pub struct EventIter<'a> {
     older: &'a [u64],

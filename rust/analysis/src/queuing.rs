@@ -464,51 +464,72 @@ fn unfinished_at(l: &Task, t: u64) -> bool {
     l.ended.map_or(true, |end| end > t)
 }
 
-/// Each submitted task's queue length: completions of tasks ahead it had to wait for.
-fn lengths(tasks: &mut [Task], queues: &BTreeMap<(u32, u32), Queue>) {
-    let ahead = ahead_of(tasks);
-    for (i, list) in ahead.into_iter().enumerate() {
-        let t = &tasks[i];
-        let (Some(_), Some(q)) = (t.submitted, queues.get(&(t.pid, t.queue))) else {
-            continue;
-        };
-        let n = list.len() as u64;
-        tasks[i].queue_length = Some((n + 1).saturating_sub(q.capacity.max(1)));
-    }
-}
-
-/// For each task, the tasks ahead of it at its submission: same queue, submitted (or, without a
-/// submission in the trace, begun) before it, unfinished then.
-fn ahead_of(tasks: &[Task]) -> Vec<Vec<usize>> {
-    let mut by_queue: BTreeMap<(u32, u32), Vec<usize>> = BTreeMap::new();
-    for (i, l) in tasks.iter().enumerate() {
-        if l.queue != 0 {
-            by_queue.entry((l.pid, l.queue)).or_default().push(i);
-        }
-    }
-    let mut out = vec![Vec::new(); tasks.len()];
-    for members in by_queue.values() {
-        for &i in members {
-            let Some(s) = tasks[i].submitted else {
-                continue;
-            };
-            out[i] = members
-                .iter()
-                .copied()
-                .filter(|&j| {
-                    j != i
-                        && tasks[j].submitted.or(tasks[j].begun).is_some_and(|t| t < s)
-                        && unfinished_at(&tasks[j], s)
-                })
-                .collect();
+/// Tasks of each queue (with a queue), by process and identity.
+fn by_queue(tasks: &[Task]) -> BTreeMap<(u32, u32), Vec<usize>> {
+    let mut out: BTreeMap<(u32, u32), Vec<usize>> = BTreeMap::new();
+    for (i, t) in tasks.iter().enumerate() {
+        if t.queue != 0 {
+            out.entry((t.pid, t.queue)).or_default().push(i);
         }
     }
     out
 }
 
+/// When a task joined its queue: its submission, or without one in the trace its begin.
+fn joined(t: &Task) -> Option<u64> {
+    t.submitted.or(t.begun)
+}
+
+/// Each submitted task's queue length: completions of tasks ahead it had to wait for, from how
+/// many tasks ahead of it were unfinished at its submission. In O(n log n) per queue (a main
+/// thread's looper runs tens of thousands of messages in a trace): the tasks that joined before
+/// `s`, less those of them that ended by `s`. A task ends after it joins, so every task that
+/// ended by `s` joined by `s`, and before `s` unless it joined and ended at `s` itself.
+fn lengths(tasks: &mut [Task], queues: &BTreeMap<(u32, u32), Queue>) {
+    for (key, members) in by_queue(tasks) {
+        let Some(q) = queues.get(&key) else { continue };
+        let mut joins: Vec<u64> = members.iter().filter_map(|&j| joined(&tasks[j])).collect();
+        let mut ends: Vec<u64> = members.iter().filter_map(|&j| tasks[j].ended).collect();
+        let mut instant: HashMap<u64, u64> = HashMap::new();
+        for &j in &members {
+            if let (Some(a), Some(e)) = (joined(&tasks[j]), tasks[j].ended) {
+                if a == e {
+                    *instant.entry(a).or_default() += 1;
+                }
+            }
+        }
+        joins.sort_unstable();
+        ends.sort_unstable();
+        for &i in &members {
+            let Some(s) = tasks[i].submitted else {
+                continue;
+            };
+            let before = joins.partition_point(|&a| a < s) as u64;
+            let ended = ends.partition_point(|&e| e <= s) as u64 - instant.get(&s).unwrap_or(&0);
+            let ahead = before - ended;
+            tasks[i].queue_length = Some((ahead + 1).saturating_sub(q.capacity.max(1)));
+        }
+    }
+}
+
+/// The tasks ahead of task `i` at its submission: same queue, joined before it, unfinished
+/// then (`members`: its queue's tasks).
+fn ahead_of(tasks: &[Task], members: &[usize], i: usize) -> Vec<usize> {
+    let Some(s) = tasks[i].submitted else {
+        return Vec::new();
+    };
+    members
+        .iter()
+        .copied()
+        .filter(|&j| {
+            j != i && joined(&tasks[j]).is_some_and(|t| t < s) && unfinished_at(&tasks[j], s)
+        })
+        .collect()
+}
+
 /// Groups by site, ranked.
 fn group(tasks: &[Task], queues: &BTreeMap<(u32, u32), Queue>, tau_ns: u64) -> Vec<Group> {
-    let ahead = ahead_of(tasks);
+    let members = by_queue(tasks);
     let mut groups: BTreeMap<String, Group> = BTreeMap::new();
     let mut lengths: BTreeMap<String, (u64, u64)> = BTreeMap::new();
     let mut exec_ahead: BTreeMap<String, (u64, u64)> = BTreeMap::new();
@@ -538,7 +559,10 @@ fn group(tasks: &[Task], queues: &BTreeMap<(u32, u32), Queue>, tau_ns: u64) -> V
             let len = lengths.entry(site.clone()).or_default();
             len.0 += l.queue_length.unwrap_or(0);
             len.1 += 1;
-            for &j in &ahead[i] {
+            let queue = members
+                .get(&(l.pid, l.queue))
+                .map_or(&[][..], Vec::as_slice);
+            for j in ahead_of(tasks, queue, i) {
                 let behind = tasks[j].site.as_deref().unwrap_or(UNKNOWN_SITE);
                 *g.behind.entry(behind.to_owned()).or_default() += 1;
                 let x = exec_ahead.entry(site.clone()).or_default();

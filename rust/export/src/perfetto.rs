@@ -839,6 +839,23 @@ mod tests {
         }
     }
 
+    // Bytes longer than the buffer (a cold-path packet) go to the sink whole, after what was
+    // buffered, and in order with what follows.
+    #[test]
+    fn bytes_longer_than_the_buffer_go_straight_to_the_sink() {
+        let mut sink = Vec::new();
+        let mut out = Out::new(&mut sink);
+        let big: Vec<u8> = (0..FLUSH_AT + SLACK + 100).map(|k| k as u8).collect();
+        out.bytes(b"head").unwrap();
+        out.bytes(&big).unwrap();
+        out.bytes(b"tail").unwrap();
+        out.finish().unwrap();
+        assert_eq!(sink.len(), 8 + big.len());
+        assert_eq!(&sink[..4], b"head");
+        assert_eq!(&sink[4..4 + big.len()], big.as_slice());
+        assert_eq!(&sink[4 + big.len()..], b"tail");
+    }
+
     // `end` (the iid of frames cut before the window) is past every iid, also when the table's
     // last slot holds a word whose 64 bits are all set: the largest iid `get` can return.
     #[test]

@@ -83,11 +83,14 @@ impl std::io::Write for Writes {
 /// the binary header) and the last is that large.
 #[test]
 fn writers_hand_the_sink_64_kib_at_a_time() {
+    // Many methods, so that Perfetto interns names all along (its cold path, which goes
+    // through the same buffer).
     let files = [trace(&Spec {
         ring_slots: 1 << 16,
         laps: 1.5,
         seed: 9,
         tid: 10,
+        methods: 20_000,
         ..Spec::default()
     })];
     let inputs: Vec<Input<'_>> = files.iter().map(|f| Input { file: f, name: "t" }).collect();

@@ -541,8 +541,9 @@ fn report(w: &Workload, mode: Mode, tau_ns: u64) -> Report {
     // Through the bytes, as `hubble tasks` reads a file.
     let bytes = flushed(w, mode).to_bytes().unwrap();
     let runs = ThreadsFile::parse(&bytes).unwrap().into_run_files();
+    // (The simulated workloads; a hand-made trace is a few records.)
     assert!(
-        runs.iter().any(|r| r.seq.last > r.seq.first),
+        w.known.is_empty() || runs.iter().any(|r| r.seq.last > r.seq.first),
         "blocks small enough that a thread fills several"
     );
     let inputs: Vec<Input<'_>> = runs
@@ -838,4 +839,92 @@ fn processes_are_kept_apart() {
         let queues = r.queues.iter().filter(|q| q.pid == pid).count();
         assert_eq!(queues, 4, "pid {pid}");
     }
+}
+
+// The definitions at one tick, on a hand-made trace (queue Q, capacity 1): task 1 ends on the
+// very tick tasks 2 and 3 are submitted (from two threads), so neither waits for it, nor for
+// each other (submitted together: neither is ahead); task 4 joins and ends on the tick task 5
+// is submitted. A BeginUntilEnd whose worker loop returns before calling anything at its depth
+// keeps the name of the method that wrote it. τ = 1 ns, so every wait is listed with what it
+// waited behind.
+#[test]
+fn ticks_at_the_edges_follow_the_definitions() {
+    const Q: u32 = 0x0a00_000a;
+    let m = method;
+    let mut ops: Vec<(u64, u32, Op)> = Vec::new();
+    let submit = |ops: &mut Vec<(u64, u32, Op)>, tid: u32, site: &str, task: u32, at: u64| {
+        ops.push((at - 1, tid, Op::Enter(m(site))));
+        ops.push((at, tid, Op::Enter(m("ThreadPoolExecutor.execute"))));
+        ops.push((at, tid, Op::Task(TaskKind::Submit, task, Q)));
+        ops.push((at + 1, tid, Op::Exit));
+        ops.push((at + 2, tid, Op::Exit));
+    };
+    submit(&mut ops, MAIN, "Feed.refresh", 1, 50);
+    submit(&mut ops, MAIN, "Feed.refresh", 2, 200);
+    submit(&mut ops, 2, "Gallery.prefetch", 3, 200);
+    submit(&mut ops, MAIN, "Feed.refresh", 5, 700);
+    let w = 10;
+    ops.push((1, w, Op::Enter(m("Worker.run"))));
+    for (task, queue, from, to) in [
+        (1u32, 0, 100u64, 200u64),
+        (2, 0, 300, 400),
+        (3, 0, 500, 600),
+        (4, Q, 700, 700),
+    ] {
+        ops.push((from, w, Op::Enter(m("FutureTask.run"))));
+        ops.push((from, w, Op::Task(TaskKind::Begin, task, queue)));
+        ops.push((to, w, Op::Exit));
+    }
+    let p = 20;
+    ops.push((10, p, Op::Enter(m("Worker.run"))));
+    ops.push((20, p, Op::Enter(m("beforeExecute"))));
+    ops.push((20, p, Op::Task(TaskKind::BeginUntilEnd, 6, 0x0b00_000b)));
+    ops.push((21, p, Op::Exit));
+    ops.push((22, p, Op::Exit));
+    ops.push((30, p, Op::Enter(m("Worker.run"))));
+    ops.push((31, p, Op::Enter(m("Json.parse"))));
+    ops.sort_by_key(|o| o.0);
+    let names = BTreeMap::from([
+        (MAIN, "main".to_owned()),
+        (2, "c".to_owned()),
+        (w, "w".to_owned()),
+        (p, "p".to_owned()),
+    ]);
+    let work = Workload {
+        ops,
+        known: Vec::new(),
+        units: Vec::new(),
+        flush: 1000,
+        names,
+    };
+    let r = report(&work, Mode::Bits64, 1);
+    let by_task = |t: u32| r.tasks.iter().find(|x| x.task == t).unwrap();
+    let lengths: Vec<Option<u64>> = [1, 2, 3, 5]
+        .iter()
+        .map(|&t| by_task(t).queue_length)
+        .collect();
+    assert_eq!(lengths, [Some(0), Some(0), Some(0), Some(0)]);
+    assert_eq!(by_task(5).queued_ns, Some(ns(300)));
+    assert!(by_task(5).still_queued);
+    assert_eq!(
+        r.queues
+            .iter()
+            .map(|q| (q.queue, q.capacity))
+            .collect::<Vec<_>>(),
+        [(Q, 1), (0x0b00_000b, 1)]
+    );
+    for g in &r.groups {
+        assert!(
+            g.behind.is_empty(),
+            "{}: waited behind {:?}",
+            g.site,
+            g.behind
+        );
+    }
+    let t6 = by_task(6);
+    assert_eq!(
+        t6.method.as_deref(),
+        Some(name(m("beforeExecute")).as_str())
+    );
+    assert!(t6.running);
 }

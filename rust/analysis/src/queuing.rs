@@ -575,10 +575,11 @@ fn group(tasks: &[Task], queues: &BTreeMap<(u32, u32), Queue>, tau_ns: u64) -> V
         .into_values()
         .map(|mut g| {
             g.anomalous = g.max_queued_ns > tau_ns || g.max_exec_ns > tau_ns;
-            if let Some((sum, n)) = lengths.get(&g.site).filter(|x| x.1 > 0) {
+            // An entry is made with its first count: n ≥ 1.
+            if let Some((sum, n)) = lengths.get(&g.site) {
                 g.mean_queue_length = *sum as f64 / *n as f64;
             }
-            if let Some((sum, n)) = exec_ahead.get(&g.site).filter(|x| x.1 > 0) {
+            if let Some((sum, n)) = exec_ahead.get(&g.site) {
                 g.mean_exec_ahead_ns = sum / n;
             }
             g

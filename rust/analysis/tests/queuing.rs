@@ -748,6 +748,21 @@ fn groups_rank_sites_and_name_what_they_waited_behind() {
             sorted.sort();
             assert_eq!(keys, sorted, "seed {seed} tau {tau}");
         }
+        // τ itself is not anomalous (DiagDroid: "larger than a threshold τ"), one ns less is,
+        // for either metric: the looper's and the threads' groups have M_e > M_q.
+        if seed <= 4 {
+            let r = report(&w, Mode::Bits64, 500_000_000);
+            for g in &r.groups {
+                let top = g.max_queued_ns.max(g.max_exec_ns);
+                for (tau, anomalous) in [(top, false), (top - 1, true)] {
+                    let again = report(&w, Mode::Bits64, tau);
+                    let h = again.groups.iter().find(|h| h.site == g.site).unwrap();
+                    assert_eq!(h.anomalous, anomalous, "{} at tau {tau}", g.site);
+                }
+            }
+            assert!(r.groups.iter().any(|g| g.max_exec_ns > g.max_queued_ns));
+            assert!(r.groups.iter().any(|g| g.max_queued_ns > g.max_exec_ns));
+        }
         // The serial executor's quick tasks wait behind its slow first one (DiagDroid's case 1),
         // and thumbnails behind prefetches on the undersized pool.
         let r = report(&w, Mode::Bits64, 500_000_000);

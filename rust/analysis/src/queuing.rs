@@ -227,11 +227,14 @@ fn scan(
         match e.kind {
             EventKind::Entry { method } => {
                 if let Some((depth, b)) = name_next {
-                    if stack.len() == depth {
-                        begins[b].method = Some(method);
-                        name_next = None;
-                    } else if stack.len() < depth {
-                        name_next = None;
+                    match stack.len().cmp(&depth) {
+                        std::cmp::Ordering::Equal => {
+                            begins[b].method = Some(method);
+                            name_next = None;
+                        }
+                        // The worker loop returned first: the task keeps its writer's name.
+                        std::cmp::Ordering::Less => name_next = None,
+                        std::cmp::Ordering::Greater => {}
                     }
                 }
                 stack.push((Some(method), None));

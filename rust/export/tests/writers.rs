@@ -327,6 +327,25 @@ fn check_perfetto(files: &[TraceFile]) -> (usize, usize) {
         })
         .collect();
     assert!(want.len() > 1000);
+    // The first packet: a snapshot of REALTIME (clock 1) at the first step, the trace's primary
+    // clock, stamped with that time.
+    let first = &trace.packet[0];
+    assert_eq!(first.timestamp, Some(want[0].1));
+    match &first.data {
+        Some(Data::ClockSnapshot(snap)) => {
+            assert_eq!(
+                snap.primary_trace_clock,
+                Some(hubble_export::proto::BuiltinClock::Realtime as i32)
+            );
+            let clocks: Vec<_> = snap
+                .clocks
+                .iter()
+                .map(|c| (c.clock_id, c.timestamp))
+                .collect();
+            assert_eq!(clocks, [(Some(1), Some(want[0].1))]);
+        }
+        other => panic!("the first packet is {other:?}"),
+    }
     assert!(want
         .iter()
         .any(|(_, _, n)| n.as_deref() == Some(hubble_export::BEFORE_WINDOW)));

@@ -220,3 +220,96 @@ fn the_runtime_block_size_makes_a_valid_pool() {
     let streams = thread_streams(&w.snapshot(), g, BASE).unwrap();
     assert_eq!(streams.iter().map(|s| s.slots.len()).sum::<usize>(), 3000);
 }
+
+/// A task record (two slots) with one data slot left in its block: in 32-bit mode (limit = the
+/// block's end) that slot is padded, the block closes at its end, and the record opens the
+/// next block; with two slots left it fits. In 64-bit mode the limit already keeps room for
+/// two, so a record at the limit takes the next block with no pad.
+#[test]
+fn a_task_record_pads_the_last_slot_of_a_32_bit_block() {
+    use hubble_format::slot::{encode_pad, encode_task, TaskKind};
+    let block = |b: usize| addr(G.block_index(b));
+    let data = |b: usize, k: usize| addr(G.block_index(b) + 5 + k);
+    let slot_at = |w: &PoolWriter, a: u64| w.slots()[((a - BASE) / 8) as usize];
+    let task = encode_task(TaskKind::Submit, 0x123, 0x456, 40).unwrap();
+    for (mode, entries, pad, next_block) in [
+        (Mode::Bits32, 3, true, true),
+        (Mode::Bits32, 2, false, false),
+        (Mode::Bits64, 3, false, true),
+    ] {
+        let mut w = PoolWriter::new(mode, G, BASE);
+        w.start_thread(7);
+        for k in 0..entries {
+            assert!(w.entry(7, 0x7000_0040, 10 + k).unwrap());
+        }
+        assert!(w.task(7, TaskKind::Submit, 0x123, 0x456, 40).unwrap());
+        let ctx = format!("{mode:?} after {entries} entries");
+        let last = data(0, 3);
+        let want_last = if pad {
+            encode_pad()
+        } else if next_block {
+            0
+        } else {
+            task[1]
+        };
+        assert_eq!(slot_at(&w, last), want_last, "{ctx}: the block's last slot");
+        if next_block {
+            // The old block closed at its cursor (the pad counts), the record opens block 1.
+            let close = if pad { block(0) + 8 * 9 } else { last };
+            assert_eq!(w.slots()[G.block_index(0) + 3], close, "{ctx}: close");
+            assert_eq!(
+                [slot_at(&w, data(1, 0)), slot_at(&w, data(1, 1))],
+                task,
+                "{ctx}"
+            );
+            assert_eq!(w.words(7).unwrap().cursor, data(1, 2), "{ctx}: cursor");
+        } else {
+            assert_eq!(
+                [slot_at(&w, data(0, 2)), slot_at(&w, data(0, 3))],
+                task,
+                "{ctx}"
+            );
+            assert_eq!(
+                w.words(7).unwrap().cursor,
+                block(0) + 8 * 9,
+                "{ctx}: cursor"
+            );
+        }
+        let streams = thread_streams(&w.snapshot(), G, BASE).unwrap();
+        let records: usize = streams
+            .iter()
+            .map(|s| {
+                hubble_format::ring::decode(&hubble_format::RingView::linear(&s.slots), mode)
+                    .unwrap()
+                    .records
+                    .len()
+            })
+            .sum();
+        assert_eq!(
+            records,
+            entries as usize + 1,
+            "{ctx}: every record reads back"
+        );
+    }
+    // A full 32-bit block (cursor at its end) pads nothing: the next block's header, here
+    // another thread's, is not touched.
+    let mut w = PoolWriter::new(Mode::Bits32, G, BASE);
+    w.start_thread(7);
+    w.start_thread(9);
+    assert!(w.entry(7, 0x7000_0040, 10).unwrap());
+    assert!(w.entry(9, 0x7000_0080, 11).unwrap());
+    for k in 1..4 {
+        assert!(w.entry(7, 0x7000_0040, 11 + k).unwrap());
+    }
+    let header: Vec<u64> = w.slots()[G.block_index(1)..G.block_index(1) + 5].to_vec();
+    assert!(w.task(7, TaskKind::Begin, 1, 0, 20).unwrap());
+    assert_eq!(
+        &w.slots()[G.block_index(1)..G.block_index(1) + 5],
+        header.as_slice()
+    );
+    assert_eq!(
+        w.slots()[G.block_index(0) + 3],
+        block(1),
+        "block 0 closed at its end"
+    );
+}

@@ -268,17 +268,52 @@ fn check_perfetto(files: &[TraceFile]) -> (usize, usize) {
     let mut defaults_clock: HashMap<u32, u32> = HashMap::new();
     let mut got = Vec::new();
     let mut interned_on_the_way = 0;
-    for p in &trace.packet {
+    // Per sequence, in packet order: whether it has begun (its first packet clears the
+    // incremental state), and the names it interned.
+    let mut begun: std::collections::HashSet<u32> = Default::default();
+    let mut interned: HashMap<u32, Vec<String>> = HashMap::new();
+    for (k, p) in trace.packet.iter().enumerate() {
         let Some(OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(seq)) =
             p.optional_trusted_packet_sequence_id
         else {
+            // Only the trace's first packet (the global clock snapshot) and the processes'
+            // track descriptors have no sequence; a thread's descriptor is on its sequence.
+            let process = matches!(&p.data, Some(Data::TrackDescriptor(t)) if t.process.is_some());
+            assert!(
+                k == 0 || process,
+                "packet {k} has no sequence: {:?}",
+                p.data
+            );
             continue;
         };
+        if begun.insert(seq) {
+            assert_eq!(
+                p.sequence_flags,
+                Some(1),
+                "sequence {seq} starts without clearing"
+            );
+            assert_eq!(p.first_packet_on_sequence, Some(true), "sequence {seq}");
+        }
+        for n in p.interned_data.iter().flat_map(|d| &d.event_names) {
+            interned
+                .entry(seq)
+                .or_default()
+                .push(n.name.clone().unwrap());
+        }
         if let Some(d) = &p.trace_packet_defaults {
             defaults_clock.insert(seq, d.timestamp_clock_id.unwrap());
         }
         for n in p.interned_data.iter().flat_map(|d| &d.event_names) {
-            names.insert((seq, n.iid.unwrap()), n.name.clone().unwrap());
+            // An iid names one thing on its sequence: never interned again as another name.
+            let name = n.name.clone().unwrap();
+            if let Some(old) = names.insert((seq, n.iid.unwrap()), name.clone()) {
+                assert_eq!(
+                    old,
+                    name,
+                    "sequence {seq}: iid {} interned twice",
+                    n.iid.unwrap()
+                );
+            }
         }
         match &p.data {
             Some(Data::ClockSnapshot(snap)) => {
@@ -353,6 +388,16 @@ fn check_perfetto(files: &[TraceFile]) -> (usize, usize) {
         .iter()
         .any(|(_, _, n)| n.as_deref().is_some_and(|n| n.starts_with("0x"))));
     assert_eq!(got, want);
+    // A sequence interns the cut frames' name exactly when its input has frames cut at the
+    // window's start.
+    for (i, _) in files.iter().enumerate() {
+        let cut = want
+            .iter()
+            .any(|(j, _, n)| *j == i && n.as_deref() == Some(hubble_export::BEFORE_WINDOW));
+        let names = interned.get(&(i as u32 + 1)).map_or(&[][..], Vec::as_slice);
+        let named = names.iter().any(|n| n == hubble_export::BEFORE_WINDOW);
+        assert_eq!(named, cut, "input {i}: the cut frames' name interned");
+    }
     (out.len(), interned_on_the_way)
 }
 

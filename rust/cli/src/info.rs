@@ -39,6 +39,21 @@ fn count(events: &[hubble_format::Event]) -> (usize, usize, BTreeSet<u64>) {
     (entries, exits, methods)
 }
 
+/// Task records (docs/tasks.md): a line only where there are some, naming the tool that reads
+/// them.
+fn print_tasks(n: usize) {
+    if n > 0 {
+        println!("tasks:           {n} task records (`hubble tasks`: queuing time)");
+    }
+}
+
+fn tasks(events: &[hubble_format::Event]) -> usize {
+    events
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::Task { .. }))
+        .count()
+}
+
 /// A version 4 file: the process once, then a line per thread (its runs, the `seq` its blocks
 /// span and how many are missing, its events).
 fn threads(path: &std::path::Path, runs: &[input::LoadedRun]) -> Result<()> {
@@ -118,6 +133,7 @@ fn threads(path: &std::path::Path, runs: &[input::LoadedRun]) -> Result<()> {
         all_methods.len(),
         all_methods.difference(&named).count()
     );
+    print_tasks(runs.iter().map(|r| tasks(&r.loaded.decoded.events)).sum());
     Ok(())
 }
 
@@ -174,8 +190,9 @@ fn single(loaded: &input::Loaded) -> Result<()> {
         methods.len(),
         loaded.file.symbols.len()
     );
+    print_tasks(tasks(events));
     if loaded.decoded.dropped_half_record {
-        println!("note:            a two-slot entry cut by the wrap was dropped");
+        println!("note:            a two-slot record cut by the wrap was dropped");
     }
     Ok(())
 }

@@ -134,6 +134,14 @@ fn tasks_reports_queuing_from_task_records() {
         assert!(text.contains(line), "no {line:?} in\n{text}");
     }
 
+    // `hubble info` counts them: three submissions and three begins.
+    let out = hubble().arg("info").arg(&path).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("tasks:           6 task records (`hubble tasks`: queuing time)\n"),
+        "{text}"
+    );
+
     // A larger τ: nothing anomalous.
     let out = hubble()
         .args(["tasks", "--tau-ms", "1000"])

@@ -192,9 +192,9 @@ inline void Exit(Word* block, const uint32_t* tid) {
 
 // A task record (docs/trace-format.md §1, docs/tasks.md): the payload (queue identity above;
 // below, the task identity << 4 and the kind's two bits in bits 1 and 3: bits 0 and 2 stay
-// clear, so read forwards it is never a marker), then ts | 4. Two slots in both modes, written right after the entry of
-// the method it describes, by the hook that knows the task and queue objects; never on the
-// fast path of any other method. In 32-bit mode the limit is the end, so a record that would
+// clear, so read forwards it is never a marker), then ts | 4. Two slots in both modes, written
+// right after the entry of the method it describes, by the hook that knows the task and queue
+// objects; never on the fast path of any other method. In 32-bit mode the limit is the end, so a record that would
 // end past it first pads the one slot left, as a 64-bit wrap does (hubble_format's RingWriter
 // and PoolWriter::task are the reference).
 template <typename Word, typename Clock = GenericTimer>
@@ -234,10 +234,11 @@ inline void Task(Word* block, TaskKind kind, uint32_t task, uint32_t queue, cons
 inline uint64_t ReadCounter() { return GenericTimer::Read(); }
 
 // Which code writes its own trace points, per ISA: compiled code and compiled JNI stubs where
-// the compiler has emitters (0012, 0013, 0015, 0025: arm64, arm, x86_64 and x86), nterp where its macros are patched in (0023: arm64ng, armng,
-// x86_64ng, x86ng; rust/harness/interp-replay holds this against the series). The C++ paths that write
-// an exit for a frame they did not enter (the unwinder, a deoptimized frame's interpreter exit,
-// OSR) ask here, so that no ISA gets an exit without an entry (issue 20 A.7).
+// the compiler has emitters (0012, 0013, 0015, 0025: arm64, arm, x86_64 and x86), nterp where
+// its macros are patched in (0023: arm64ng, armng, x86_64ng, x86ng; rust/harness/interp-replay
+// holds this against the series). The C++ paths that write an exit for a frame they did not
+// enter (the unwinder, a deoptimized frame's interpreter exit, OSR) ask here, so that no ISA
+// gets an exit without an entry (issue 20 A.7).
 enum class Isa { kArm, kArm64, kX86, kX86_64, kRiscv64 };
 enum class QuickFrameKind { kCompiled, kNterp };
 

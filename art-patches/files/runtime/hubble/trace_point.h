@@ -8,8 +8,8 @@
  * (hubble_format::RingWriter is the reference; rust/harness/interp-replay checks slot for slot).
  *
  * This header depends on nothing from ART (only <cstdint>/<atomic>) so that the very same code
- * compiles on the host against a fake per-thread block (rust/harness/interp-replay). The ART glue that
- * finds the block inside art::Thread is runtime/hubble/interpreter_hooks.h.
+ * compiles on the host against a fake per-thread block (rust/harness/interp-replay). The ART
+ * glue that finds the block inside art::Thread is runtime/hubble/trace_hooks.h.
  *
  * Memory order (docs/protocol.md, Hubble §6):
  *  - fast path: the block words are read and the cursor written with RELAXED atomics (plain
@@ -66,10 +66,11 @@ constexpr uint32_t kIdentityMask = (1u << 28) - 1;
 //  - arm64: MRS CNTVCT_EL0 (the A64 emitter's instruction).
 //  - arm:   MRRC p15, 1, <lo>, <hi>, c14 (CNTVCT; the T32 emitter's instruction).
 //  - x86_64 / x86 (host builds and the x86 emulators; there is no generic timer): RDTSC, which
-//    nterp's x86_64 and x86 macros and the compiled code's trace points (0015) also use, so every trace point of one process reads one
-//    clock. The runtime crate reads the same counter for the flush's reference value
-//    (hubble::ReadCounter) and calibrates its frequency against CLOCK_MONOTONIC (invariant TSC
-//    on every x86_64 CPU that runs Android's x86 and x86_64 emulators and cuttlefish).
+//    nterp's x86_64 and x86 macros and the compiled code's trace points (0015) also use, so
+//    every trace point of one process reads one clock. The runtime crate reads the same counter
+//    for the flush's reference value (hubble::ReadCounter) and calibrates its frequency against
+//    CLOCK_MONOTONIC (invariant TSC on every x86_64 CPU that runs Android's x86 and x86_64
+//    emulators and cuttlefish).
 struct GenericTimer {
   static inline uint64_t Read() {
 #if defined(__aarch64__)
@@ -194,9 +195,9 @@ inline void Exit(Word* block, const uint32_t* tid) {
 // below, the task identity << 4 and the kind's two bits in bits 1 and 3: bits 0 and 2 stay
 // clear, so read forwards it is never a marker), then ts | 4. Two slots in both modes, written
 // right after the entry of the method it describes, by the hook that knows the task and queue
-// objects; never on the fast path of any other method. In 32-bit mode the limit is the end, so a record that would
-// end past it first pads the one slot left, as a 64-bit wrap does (hubble_format's RingWriter
-// and PoolWriter::task are the reference).
+// objects; never on the fast path of any other method. In 32-bit mode the limit is the end, so
+// a record that would end past it first pads the one slot left, as a 64-bit wrap does
+// (hubble_format's RingWriter and PoolWriter::task are the reference).
 template <typename Word, typename Clock = GenericTimer>
 inline void Task(Word* block, TaskKind kind, uint32_t task, uint32_t queue, const uint32_t* tid) {
   Word cursor = Load(&block[kCursor]);

@@ -328,6 +328,12 @@ fn check_perfetto(files: &[TraceFile]) -> (usize, usize) {
                 clock.insert(seq, c.timestamp.unwrap());
             }
             Some(Data::TrackEvent(e)) => {
+                // Every slice reads the sequence's incremental state (its clock, its names).
+                assert_eq!(
+                    p.sequence_flags,
+                    Some(2),
+                    "packet {k}: SEQ_NEEDS_INCREMENTAL_STATE"
+                );
                 interned_on_the_way += usize::from(p.interned_data.is_some());
                 let ts = p.timestamp.unwrap();
                 let ns = match p.timestamp_clock_id.unwrap_or(defaults_clock[&seq]) {

@@ -320,6 +320,8 @@ pub struct WalkSummary {
     pub pad_slots: usize,
     /// Slots that belong to the window.
     pub slots_used: usize,
+    /// Task records in the window (the forward iterator takes its slower loop only if any).
+    pub task_records: usize,
 }
 
 /// Walks the ring backwards from the write position, handing each record to `visit`, newest
@@ -376,6 +378,7 @@ pub fn walk_back_anchored(
         dropped_half_record: false,
         pad_slots: 0,
         slots_used: 0,
+        task_records: 0,
     };
     let mut age = 0;
     let mut next_anchor = 0;
@@ -479,6 +482,7 @@ pub fn walk_back_anchored(
                         payload,
                     });
                 };
+                summary.task_records += 1;
                 visit(Walked::Record(Record::Task {
                     kind,
                     task,

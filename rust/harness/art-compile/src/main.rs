@@ -122,22 +122,7 @@ fn run_jni(cli: &Cli, compiled: &hubble_art_compile::Compiled) -> anyhow::Result
             Some(e) => println!("result: threw {e}"),
             None => println!("result: {}", format_value(ret, r.run.result)),
         }
-        println!("trace ({} records):", r.run.records.len());
-        for rec in &r.run.records {
-            match rec {
-                Record::Entry { method, ts } => println!("  entry {method:#x} ts={ts}"),
-                Record::Exit { ts } => println!("  exit ts={ts}"),
-                Record::Start { ts } => println!("  start ts={ts}"),
-                Record::Task {
-                    kind,
-                    task,
-                    queue,
-                    ts,
-                } => {
-                    println!("  task {kind:?} {task:#x} queue {queue:#x} ts={ts}")
-                }
-            }
-        }
+        print_trace(&r.run.records);
         let method = hubble_art_compile::method_value(&code.isa);
         if hubble_art_compile::ring_events(&r.run.records) != vec![(true, method), (false, 0)] {
             println!("CHECK FAILED: the ring is not the stub's entry and exit of {method:#x}");
@@ -262,22 +247,7 @@ fn run(cli: Cli) -> anyhow::Result<bool> {
             );
         }
         {
-            println!("trace ({} records):", o.records.len());
-            for r in &o.records {
-                match r {
-                    Record::Entry { method, ts } => println!("  entry {method:#x} ts={ts}"),
-                    Record::Exit { ts } => println!("  exit ts={ts}"),
-                    Record::Start { ts } => println!("  start ts={ts}"),
-                    Record::Task {
-                        kind,
-                        task,
-                        queue,
-                        ts,
-                    } => {
-                        println!("  task {kind:?} {task:#x} queue {queue:#x} ts={ts}")
-                    }
-                }
-            }
+            print_trace(&o.records);
             if compiled.traced {
                 for p in check_traced(&o) {
                     println!("CHECK FAILED: {p}");
@@ -296,4 +266,22 @@ fn run(cli: Cli) -> anyhow::Result<bool> {
         ok = false;
     }
     Ok(ok)
+}
+
+/// The decoded ring, a record a line.
+fn print_trace(records: &[Record]) {
+    println!("trace ({} records):", records.len());
+    for r in records {
+        match r {
+            Record::Entry { method, ts } => println!("  entry {method:#x} ts={ts}"),
+            Record::Exit { ts } => println!("  exit ts={ts}"),
+            Record::Start { ts } => println!("  start ts={ts}"),
+            Record::Task {
+                kind,
+                task,
+                queue,
+                ts,
+            } => println!("  task {kind:?} {task:#x} queue {queue:#x} ts={ts}"),
+        }
+    }
 }

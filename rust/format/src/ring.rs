@@ -39,9 +39,11 @@ impl RingWriter {
         }
     }
 
-    /// The slow path's wrap: pad the (at most one) slot left and go back to the first slot.
-    fn make_room(&mut self) {
-        if self.cursor >= self.limit() {
+    /// The slow path's wrap before a record of `width` slots: pad the (at most one) slot left
+    /// and go back to the first slot. A 64-bit limit already keeps room for two slots; a 32-bit
+    /// one is the end, so a two-slot record (a task record) wraps one slot earlier there.
+    fn make_room(&mut self, width: usize) {
+        if self.cursor >= self.limit().min(self.slots.len() + 1 - width) {
             if self.cursor != self.slots.len() {
                 self.slots[self.cursor] = slot::encode_pad();
             }
@@ -56,23 +58,22 @@ impl RingWriter {
 
     /// Records that tracing (re)starts here (written by the control thread).
     pub fn start(&mut self, ts: u32) {
-        self.make_room();
+        self.make_room(1);
         self.push(slot::encode_start(ts));
     }
 
     /// Records a method entry.
     pub fn entry(&mut self, method: u64, ts: u32) -> Result<(), BadMethod> {
         let (encoded, used) = slot::encode_entry(self.mode, method, ts)?;
-        self.make_room();
+        self.make_room(used);
         for value in &encoded[..used] {
             self.push(*value);
         }
         Ok(())
     }
 
-    /// Records a task record (after the entry of the method that wrote it). Two slots in both
-    /// modes: the wrap check is the two-slot entry's (`limit`), so in 32-bit mode the slot
-    /// before the end may be left as a pad.
+    /// Records a task record (after the entry of the method that wrote it): two slots in both
+    /// modes.
     pub fn task(
         &mut self,
         kind: TaskKind,
@@ -81,12 +82,7 @@ impl RingWriter {
         ts: u32,
     ) -> Result<(), BadIdentity> {
         let encoded = slot::encode_task(kind, task, queue, ts)?;
-        if self.cursor + 1 >= self.slots.len() {
-            if self.cursor < self.slots.len() {
-                self.slots[self.cursor] = slot::encode_pad();
-            }
-            self.cursor = 0;
-        }
+        self.make_room(encoded.len());
         for value in encoded {
             self.push(value);
         }
@@ -95,7 +91,7 @@ impl RingWriter {
 
     /// Records a method exit.
     pub fn exit(&mut self, ts: u32) {
-        self.make_room();
+        self.make_room(1);
         self.push(slot::encode_exit(ts));
     }
 

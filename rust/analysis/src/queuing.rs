@@ -50,7 +50,7 @@ pub const FRAMEWORK: &[&str] = &[
 pub const UNKNOWN_SITE: &str = "(site before the window)";
 
 /// One task's life, as far as the trace shows it.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
 pub struct Task {
     /// The process.
     pub pid: u32,
@@ -183,9 +183,10 @@ pub fn queuing(inputs: &[Input<'_>], flushes: &[u64], tau_ns: u64) -> Result<Rep
         *e = (*e).max(f);
     }
     let mut tasks = pair(&submissions, &begins, inputs, &flush);
-    let queues = capacities(&tasks, &flush);
-    lengths(&mut tasks, &queues);
-    let groups = group(&tasks, &queues, tau_ns);
+    let members = by_queue(&tasks);
+    let queues = capacities(&tasks, &members, &flush);
+    lengths(&mut tasks, &members, &queues);
+    let groups = group(&tasks, &members, &queues, tau_ns);
     Ok(Report {
         tau_ns,
         groups,
@@ -378,16 +379,9 @@ fn pair(
             task: s.task,
             queue: s.queue,
             submit_tid: Some(s.tid),
-            run_tid: None,
-            method: None,
             submitted: Some(s.counter),
-            begun: None,
-            ended: None,
-            queued_ns: None,
             still_queued: b.is_none(),
-            exec_ns: None,
-            running: false,
-            queue_length: None,
+            ..Task::default()
         };
         let cut = flush.get(&s.pid).copied().unwrap_or(s.counter);
         let start = b.map_or(cut, |b| begins[b].counter);
@@ -401,20 +395,9 @@ fn pair(
         let b = &begins[b];
         let mut t = Task {
             pid: b.pid,
-            site: None,
             task: b.task,
             queue: b.queue,
-            submit_tid: None,
-            run_tid: None,
-            method: None,
-            submitted: None,
-            begun: None,
-            ended: None,
-            queued_ns: None,
-            still_queued: false,
-            exec_ns: None,
-            running: false,
-            queue_length: None,
+            ..Task::default()
         };
         run_part(&mut t, b);
         out.push(t);
@@ -424,40 +407,37 @@ fn pair(
 }
 
 /// Each queue's capacity: the most of its tasks running at once (begin to end, or to the flush).
-fn capacities(tasks: &[Task], flush: &BTreeMap<u32, u64>) -> BTreeMap<(u32, u32), Queue> {
-    let mut edges: BTreeMap<(u32, u32), Vec<(u64, i64)>> = BTreeMap::new();
-    let mut counts: BTreeMap<(u32, u32), u64> = BTreeMap::new();
-    for l in tasks.iter().filter(|l| l.queue != 0) {
-        let key = (l.pid, l.queue);
-        *counts.entry(key).or_default() += 1;
-        if let Some(b) = l.begun {
-            let e = edges.entry(key).or_default();
-            // An end sorts before a begin at the same counter: one task handing its worker to
-            // the next is not two at once.
-            e.push((b, 1));
-            let cut = flush.get(&l.pid).copied().unwrap_or(b);
-            e.push((l.ended.unwrap_or(cut), -1));
-        }
-    }
-    counts
-        .into_iter()
-        .map(|((pid, queue), tasks)| {
-            let mut e = edges.remove(&(pid, queue)).unwrap_or_default();
-            e.sort_unstable();
+fn capacities(
+    tasks: &[Task],
+    members: &BTreeMap<(u32, u32), Vec<usize>>,
+    flush: &BTreeMap<u32, u64>,
+) -> BTreeMap<(u32, u32), Queue> {
+    members
+        .iter()
+        .map(|(&(pid, queue), members)| {
+            let mut edges: Vec<(u64, i64)> = Vec::new();
+            for t in members.iter().map(|&i| &tasks[i]) {
+                if let Some(b) = t.begun {
+                    // An end sorts before a begin at the same counter: one task handing its
+                    // worker to the next is not two at once.
+                    edges.push((b, 1));
+                    let cut = flush.get(&pid).copied().unwrap_or(b);
+                    edges.push((t.ended.unwrap_or(cut), -1));
+                }
+            }
+            edges.sort_unstable();
             let (mut now, mut most) = (0i64, 0i64);
-            for (_, d) in e {
+            for (_, d) in edges {
                 now += d;
                 most = most.max(now);
             }
-            (
-                (pid, queue),
-                Queue {
-                    pid,
-                    queue,
-                    capacity: most as u64,
-                    tasks,
-                },
-            )
+            let q = Queue {
+                pid,
+                queue,
+                capacity: most as u64,
+                tasks: members.len() as u64,
+            };
+            ((pid, queue), q)
         })
         .collect()
 }
@@ -488,13 +468,17 @@ fn joined(t: &Task) -> Option<u64> {
 /// thread's looper runs tens of thousands of messages in a trace): the tasks that joined before
 /// `s`, less those of them that ended by `s`. A task ends after it joins, so every task that
 /// ended by `s` joined by `s`, and before `s` unless it joined and ended at `s` itself.
-fn lengths(tasks: &mut [Task], queues: &BTreeMap<(u32, u32), Queue>) {
-    for (key, members) in by_queue(tasks) {
-        let Some(q) = queues.get(&key) else { continue };
+fn lengths(
+    tasks: &mut [Task],
+    members: &BTreeMap<(u32, u32), Vec<usize>>,
+    queues: &BTreeMap<(u32, u32), Queue>,
+) {
+    for (key, members) in members {
+        let Some(q) = queues.get(key) else { continue };
         let mut joins: Vec<u64> = members.iter().filter_map(|&j| joined(&tasks[j])).collect();
         let mut ends: Vec<u64> = members.iter().filter_map(|&j| tasks[j].ended).collect();
         let mut instant: HashMap<u64, u64> = HashMap::new();
-        for &j in &members {
+        for &j in members {
             if let (Some(a), Some(e)) = (joined(&tasks[j]), tasks[j].ended) {
                 if a == e {
                     *instant.entry(a).or_default() += 1;
@@ -503,7 +487,7 @@ fn lengths(tasks: &mut [Task], queues: &BTreeMap<(u32, u32), Queue>) {
         }
         joins.sort_unstable();
         ends.sort_unstable();
-        for &i in &members {
+        for &i in members {
             let Some(s) = tasks[i].submitted else {
                 continue;
             };
@@ -531,8 +515,12 @@ fn ahead_of(tasks: &[Task], members: &[usize], i: usize) -> Vec<usize> {
 }
 
 /// Groups by site, ranked.
-fn group(tasks: &[Task], queues: &BTreeMap<(u32, u32), Queue>, tau_ns: u64) -> Vec<Group> {
-    let members = by_queue(tasks);
+fn group(
+    tasks: &[Task],
+    members: &BTreeMap<(u32, u32), Vec<usize>>,
+    queues: &BTreeMap<(u32, u32), Queue>,
+    tau_ns: u64,
+) -> Vec<Group> {
     let mut groups: BTreeMap<String, Group> = BTreeMap::new();
     let mut lengths: BTreeMap<String, (u64, u64)> = BTreeMap::new();
     let mut exec_ahead: BTreeMap<String, (u64, u64)> = BTreeMap::new();

@@ -8,7 +8,10 @@
 # must be produced (no timing is asserted). Last, the main job's short cold start with
 # `--isa x86_64`: the stream runs natively through the same x86_64 bytes while hubble-runtime's
 # real control thread stops (cooperatively, then forced), flushes and restarts it; every file
-# slot for slot, exported and read back by dmtracedump and Perfetto's schema.
+# slot for slot, exported and read back by dmtracedump and Perfetto's schema; and the
+# many-thread scene (scripts/main-job step 7: four threads in one pool, task records, an ANR
+# flush; every record and `hubble tasks`' queuing figures exact), plus its test, where a tampered
+# file and a wrong figure must each fail the check (ignored in stage 10: it needs the blobs).
 set -euo pipefail
 # shellcheck source=../../scripts/lib/common.sh
 source "$(dirname "$0")/../../scripts/lib/common.sh"
@@ -19,6 +22,8 @@ hubble_log "hotpath-x86: $blobs"
   HUBBLE_X86_BLOBS="$blobs" nice -n 10 cargo test --locked -j2 -- --test-threads 2 --nocapture 2>&1 \
   | grep -E "^(test |test result|error|failures|---- |mutant |  [a-z])|panicked|instructions executed")
 "$HUBBLE_ROOT/scripts/hotpath-bench" --quick --blobs "$blobs"
+(cd "$HUBBLE_ROOT/rust" && HUBBLE_X86_BLOBS="$blobs" nice -n 10 cargo test --locked -p hubble-main-job \
+  --test tasks -- --ignored 2>&1 | grep -E "^(test |test result|error|failures|---- )|panicked|main-job tasks")
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 "$HUBBLE_ROOT/scripts/main-job" --skip-art-build --quick --isa x86_64 --out "$out"

@@ -94,6 +94,22 @@ impl ThreadState {
     pub fn to_native(&self) {
         self.m.lock().unwrap().runnable = false;
     }
+    /// Whether the thread is runnable.
+    pub fn is_runnable(&self) -> bool {
+        self.m.lock().unwrap().runnable
+    }
+    /// The control thread takes the state lock (ART's suspend request); returns whether the
+    /// thread was runnable then.
+    pub fn lock(&self) -> bool {
+        let mut s = self.m.lock().unwrap();
+        s.locked = true;
+        s.runnable
+    }
+    /// The control thread releases the state lock.
+    pub fn unlock(&self) {
+        self.m.lock().unwrap().locked = false;
+        self.cv.notify_all();
+    }
 }
 
 /// A stop, as observed outside the control plane.

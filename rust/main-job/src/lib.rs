@@ -9,7 +9,8 @@
 //! * [`native`]: `--isa x86_64`: the emitted x86_64 trace points run natively on this CPU;
 //! * [`art_double`]: `hubble_runtime::Art` for the emulated process, and what it observes;
 //! * [`run`]: the driver: the threads, the runtime's jank trigger, the property trigger;
-//! * [`proof`]: the slot-for-slot check of every flushed file; [`report`]: the JSON report.
+//! * [`proof`]: the slot-for-slot check of every flushed file; [`report`]: the JSON report;
+//! * [`tasks`]: the many-thread scene (`main-job tasks`): worker threads, task records, an ANR.
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod art_double;
@@ -19,4 +20,5 @@ pub mod native;
 pub mod proof;
 pub mod report;
 pub mod run;
+pub mod tasks;
 pub mod workload;

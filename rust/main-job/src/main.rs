@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use anyhow::{Context as _, Result};
 use clap::{Parser, Subcommand};
 use hubble_hotpath_emu::{emit_t32, thread_offsets, Kind, Options, Terminator};
-use hubble_main_job::{guest, run};
+use hubble_main_job::{guest, run, tasks};
 
 #[derive(Parser)]
 #[command(
@@ -57,6 +57,23 @@ enum Cmd {
         /// The blob file `scripts/hotpath-x86-gen` prints (ART's x86_64 trace points).
         #[arg(long, value_name = "FILE")]
         x86_blobs: Option<PathBuf>,
+    },
+    /// The many-thread scene: a UI thread feeding an AsyncTask serial executor and an undersized
+    /// pool, traced in many-thread mode through ART's x86_64 trace points natively, flushed by
+    /// an ANR; checks the file record for record and `hubble tasks`' queuing figures exactly.
+    Tasks {
+        /// The blob file `scripts/hotpath-x86-gen` prints (ART's x86_64 trace points).
+        #[arg(long, value_name = "FILE")]
+        x86_blobs: PathBuf,
+        /// Output directory (the app data directory and tasks.txt go here).
+        #[arg(long, default_value = "out/main-job/tasks")]
+        out: PathBuf,
+        /// The slow feed task's work (ms); the quick ones queue behind it.
+        #[arg(long, default_value_t = 1500)]
+        slow_ms: u64,
+        /// How long the UI thread is blocked before the ANR (ms).
+        #[arg(long, default_value_t = 700)]
+        anr_after_ms: u64,
     },
 }
 
@@ -161,6 +178,22 @@ fn main() -> ExitCode {
             print_report(&report);
             Ok(())
         })(),
+        Cmd::Tasks {
+            x86_blobs,
+            out,
+            slow_ms,
+            anr_after_ms,
+        } => (|| {
+            std::fs::create_dir_all(&out)?;
+            let mut p = tasks::Params::new(x86_blobs, out.clone());
+            p.shape.slow_ms = slow_ms;
+            p.anr_after_ms = anr_after_ms;
+            let report = tasks::run(&p)?;
+            let text = tasks_text(&report);
+            std::fs::write(out.join("tasks.txt"), &text).context("tasks.txt")?;
+            print!("{text}");
+            Ok(())
+        })(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -219,4 +252,61 @@ fn print_report(r: &run::Report) {
             f.restart_op.map_or(String::new(), |o| format!("; tracing resumed at op {o} ({} ops after the stop)", o - f.stop_op)),
         );
     }
+}
+
+fn tasks_text(r: &tasks::Report) -> String {
+    let mut s = format!(
+        "{}\n  stops: {} cooperative, {} forced; every thread's records decode exactly as it wrote them:\n",
+        r.file.display(),
+        r.cooperative_stops,
+        r.forced_stops
+    );
+    for t in &r.threads {
+        s.push_str(&format!(
+            "  {:<16} tid {:<8} {:>7} records ({} task records) in {:>3} blocks, stopped {}\n",
+            t.name,
+            t.tid,
+            t.records,
+            t.task_records,
+            t.blocks,
+            if t.forced {
+                "by force (waiting)"
+            } else {
+                "at its own trace point"
+            }
+        ));
+    }
+    let q = &r.queuing;
+    s.push_str(&format!(
+        "hubble tasks (tau {} ms) = the scene's own figures, task for task:\n",
+        q.tau_ns / 1_000_000
+    ));
+    for g in &q.groups {
+        s.push_str(&format!(
+            "  {} {}: {} tasks, capacity {}, max queued {}, max executed {}\n",
+            if g.anomalous {
+                "ANOMALOUS"
+            } else {
+                "normal   "
+            },
+            g.site,
+            g.tasks,
+            g.capacity,
+            hubble_analysis::ms(g.max_queued_ns),
+            hubble_analysis::ms(g.max_exec_ns)
+        ));
+    }
+    for t in &q.tasks {
+        s.push_str(&format!(
+            "    task {:#09x} queue {:#09x}: queued {:>10} ms{}, executed {:>10} ms{}, queue length {}\n",
+            t.task,
+            t.queue,
+            hubble_analysis::ms(t.queued_ns.unwrap_or(0)),
+            if t.still_queued { " (still queued at the ANR)" } else { "" },
+            t.exec_ns.map_or("-".into(), hubble_analysis::ms),
+            if t.running { " (running at the ANR)" } else { "" },
+            t.queue_length.unwrap_or(0)
+        ));
+    }
+    s
 }

@@ -29,6 +29,8 @@ pub struct Code {
     map: HostMap,
     /// Thread offsets of cursor, limit, stop, begin, end the generator's ART used.
     pub offsets: [i64; 5],
+    /// `Thread::TidOffset` of that ART (the `tid 8` line; what the block-end function reads).
+    pub tid_offset: Option<i64>,
 }
 
 fn hex(s: &str) -> Result<Vec<u8>> {
@@ -46,6 +48,7 @@ impl Code {
         let mut entry = None;
         let mut exit = None;
         let mut offsets = None;
+        let mut tid_offset = None;
         for line in text.lines() {
             let f: Vec<&str> = line.split_whitespace().collect();
             match f.as_slice() {
@@ -53,6 +56,7 @@ impl Code {
                     let v: Vec<i64> = rest.iter().map(|x| x.parse()).collect::<Result<_, _>>()?;
                     offsets = Some([v[0], v[1], v[2], v[3], v[4]]);
                 }
+                ["tid", "8", v] => tid_offset = Some(v.parse()?),
                 ["blob", "x86_64", kind, "rdtsc", "rcx", "rdi", _, _, bytes] => match *kind {
                     "entry" => entry = Some(hex(bytes)?),
                     "exit" => exit = Some(hex(bytes)?),
@@ -83,7 +87,21 @@ impl Code {
             )
         };
         ensure!(rc == 0, "mprotect: {}", std::io::Error::last_os_error());
-        Ok(Code { map, offsets })
+        Ok(Code {
+            map,
+            offsets,
+            tid_offset,
+        })
+    }
+
+    /// The entry trace point's address.
+    pub(crate) fn entry(&self) -> u64 {
+        self.map.addr() + ENTRY_AT as u64
+    }
+
+    /// The exit trace point's address.
+    pub(crate) fn exit(&self) -> u64 {
+        self.map.addr() + EXIT_AT as u64
     }
 }
 
@@ -110,6 +128,20 @@ std::arch::global_asm!(
 
 extern "C" {
     fn hubble_main_job_call(code: u64, method: u64) -> CallResult;
+}
+
+/// Calls the trace point at `code` with `arg` in RDI on this thread (whose `%gs` base is a
+/// `Thread` image: [`set_thread_register`]). Returns RCX (the trace point's cursor register) and
+/// whether RDI came back changed.
+///
+/// # Safety
+/// `code` is one of [`Code`]'s trace points, and this thread's `%gs` base points at a `Thread`
+/// image whose block words are the control plane's (a ring or pool it keeps alive).
+pub(crate) unsafe fn call(code: u64, arg: u64) -> (u64, bool) {
+    // SAFETY: the caller's contract; the trace point clobbers only rax, rcx, rdx and the flags,
+    // which the wrapper declares (it is an ordinary C function to Rust).
+    let r = unsafe { hubble_main_job_call(code, arg) };
+    (r.rcx, r.method_changed != 0)
 }
 
 /// Points this thread's `%gs` base at `thread` (`Thread::InitCpu`, x86_64).
@@ -141,7 +173,7 @@ pub fn calibrate() -> u64 {
         .max(1)
 }
 
-fn spin(n: u64) {
+pub(crate) fn spin(n: u64) {
     let mut i = n;
     while std::hint::black_box(i) > 1 {
         i -= 1;
@@ -165,7 +197,6 @@ pub struct Driver<'a> {
 impl Driver<'_> {
     /// Runs ops `from..to` natively.
     pub fn run(&self, from: usize, to: usize) -> Result<()> {
-        let base = self.code.map.addr();
         for i in from..to {
             let op: Op = self.ops.word(i * 8).load(Ordering::Relaxed);
             self.progress
@@ -176,18 +207,17 @@ impl Driver<'_> {
                     spin(n);
                     continue;
                 }
-                OpKind::Entry(m) => (base + ENTRY_AT as u64, m),
-                OpKind::Exit => (base + EXIT_AT as u64, self.ops.addr() + i as u64 * 8),
+                OpKind::Entry(m) => (self.code.entry(), m),
+                OpKind::Exit => (self.code.exit(), self.ops.addr() + i as u64 * 8),
             };
-            // SAFETY: `code` is an emitted trace point: it reads and writes the Thread image at
-            // %gs (set by set_thread_register on this thread) and the ring it points into, and
-            // clobbers only rax, rcx, rdx and the flags, which the call declares.
-            let r = unsafe { hubble_main_job_call(code, arg) };
-            ensure!(r.method_changed == 0, "op {i}: the trace point changed RDI");
-            if r.rcx == 0 {
+            // SAFETY: `code` is an emitted trace point, and this thread's %gs is the Thread
+            // image (set_thread_register) whose ring the control plane keeps.
+            let (rcx, changed) = unsafe { call(code, arg) };
+            ensure!(!changed, "op {i}: the trace point changed RDI");
+            if rcx == 0 {
                 continue; // tracing off
             }
-            if self.block.cursor.load(Ordering::Relaxed) as u64 == r.rcx {
+            if self.block.cursor.load(Ordering::Relaxed) as u64 == rcx {
                 self.events.counter_reads.fetch_add(1, Ordering::Relaxed);
                 if self.events.awaiting_restart.load(Ordering::Relaxed)
                     && self.events.awaiting_restart.swap(false, Ordering::SeqCst)
@@ -197,7 +227,7 @@ impl Driver<'_> {
             } else {
                 self.events.stops.lock().unwrap().push(StopEvent {
                     op: i,
-                    end: r.rcx,
+                    end: rcx,
                     forced: false,
                 });
                 self.events.awaiting_restart.store(true, Ordering::SeqCst);

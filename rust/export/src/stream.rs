@@ -329,7 +329,7 @@ impl<'a> Merged<'a> {
         }
         let (i, _) = best?;
         Some(match second {
-            Some((j, t)) => (i, t, i < j),
+            Some((j, t)) => (i, t, j > i),
             None => (i, u64::MAX, true),
         })
     }

@@ -1,9 +1,60 @@
 //! The writers against the format crate's own decoder and call tree.
 
-use hubble_export::stream::{prepare, Merged, Step};
+use std::collections::BTreeMap;
+
+use hubble_export::stream::{prepare, Merged, Step, BATCH};
 use hubble_export::synth::{trace, Spec};
 use hubble_export::Input;
-use hubble_format::{build_tree, Mode, TraceFile, TreeOptions};
+use hubble_format::ring::decode;
+use hubble_format::{build_tree, Mode, RingWriter, TraceFile, TraceHeader, TreeOptions};
+
+/// One thread's call stream written by hand: `Some(method)` enters, `None` exits, each at its
+/// counter (a 1 GHz timer, so counters are nanoseconds); the ring holds `ring_slots` slots and
+/// the flush comes one tick after the last record. Every file made with the same `reference`
+/// and `wall` puts equal counters at equal wall-clock times.
+fn hand_file(
+    events: &[(u64, Option<u64>)],
+    ring_slots: usize,
+    tid: u32,
+    reference: u64,
+) -> TraceFile {
+    let mut ring = RingWriter::new(Mode::Bits64, ring_slots);
+    ring.start(events[0].0 as u32);
+    for &(t, m) in events {
+        match m {
+            Some(m) => ring.entry(m, t as u32).unwrap(),
+            None => ring.exit(t as u32),
+        }
+    }
+    let view = ring.view();
+    let window = decode(&view, Mode::Bits64).unwrap();
+    let (older, newer) = view.pieces();
+    let linear: Vec<u64> = older.iter().chain(newer).copied().collect();
+    let symbols: BTreeMap<u64, String> = events
+        .iter()
+        .filter_map(|e| e.1)
+        .map(|m| (m, format!("void M.m{m:x}()")))
+        .collect();
+    TraceFile {
+        header: TraceHeader {
+            mode: Mode::Bits64,
+            timer_hz: 1_000_000_000,
+            reference_counter: reference,
+            wall_clock_ns: 1_700_000_000_000_000_000,
+            ring_bytes: (ring_slots * 8) as u64,
+            write_pos: ring.write_pos_bytes(),
+            pid: 1,
+            tid,
+            thread_name: format!("t{tid}"),
+            process_name: "p".into(),
+            reason: "hand".into(),
+            anchors: Vec::new(),
+            metadata: BTreeMap::new(),
+        },
+        window: linear[linear.len() - window.slots_used..].to_vec(),
+        symbols,
+    }
+}
 
 fn specs() -> Vec<Spec> {
     let mut out = Vec::new();
@@ -36,57 +87,134 @@ fn inputs(files: &[TraceFile]) -> Vec<Input<'_>> {
     files.iter().map(|f| Input { file: f, name: "t" }).collect()
 }
 
+/// The steps of `file` are its call tree's frames in pre-order, each exit at its frame's end.
+fn check_steps_against_the_tree(file: &TraceFile, what: &str) {
+    let decoded = file.decode_events().unwrap();
+    let tree = build_tree(
+        &decoded.events,
+        file.header.reference_counter,
+        TreeOptions::default(),
+    );
+    let input = [Input { file, name: "t" }];
+    let prepared = prepare(&input).unwrap();
+    let before = tree
+        .frames
+        .iter()
+        .filter(|f| f.begins_before_window)
+        .count() as u64;
+    assert_eq!(prepared[0].shape.before, before, "{what}");
+    let open = tree.frames.iter().filter(|f| f.open_at_end).count() as u64;
+    assert_eq!(prepared[0].shape.open_at_end, open, "{what}");
+    let steps: Vec<_> = prepared[0].steps().collect();
+    let entries: Vec<(u64, Option<u64>)> = steps
+        .iter()
+        .filter_map(|(c, s)| match s {
+            Step::Enter(m) => Some((*c, *m)),
+            Step::Exit => None,
+        })
+        .collect();
+    let frames: Vec<(u64, Option<u64>)> = tree.frames.iter().map(|f| (f.start, f.method)).collect();
+    assert_eq!(entries, frames, "{what}");
+    // Every frame's exit time: replay the steps with a stack.
+    let mut stack = Vec::new();
+    let mut ends = vec![0u64; frames.len()];
+    let mut next = 0;
+    for (c, s) in &steps {
+        match s {
+            Step::Enter(_) => {
+                stack.push(next);
+                next += 1;
+            }
+            Step::Exit => ends[stack.pop().unwrap()] = *c,
+        }
+    }
+    assert!(stack.is_empty(), "{what}");
+    let want: Vec<u64> = tree.frames.iter().map(|f| f.end).collect();
+    assert_eq!(ends, want, "{what}");
+}
+
 #[test]
 fn steps_are_the_call_tree_in_pre_order() {
     for spec in specs() {
-        let file = trace(&spec);
-        let decoded = file.decode_events().unwrap();
-        let tree = build_tree(
-            &decoded.events,
-            file.header.reference_counter,
-            TreeOptions::default(),
-        );
-        let input = [Input {
-            file: &file,
-            name: "t",
-        }];
-        let prepared = prepare(&input).unwrap();
-        let before = tree
-            .frames
-            .iter()
-            .filter(|f| f.begins_before_window)
-            .count() as u64;
-        assert_eq!(prepared[0].shape.before, before, "{spec:?}");
-        let open = tree.frames.iter().filter(|f| f.open_at_end).count() as u64;
-        assert_eq!(prepared[0].shape.open_at_end, open, "{spec:?}");
-        let steps: Vec<_> = prepared[0].steps().collect();
-        let entries: Vec<(u64, Option<u64>)> = steps
-            .iter()
-            .filter_map(|(c, s)| match s {
-                Step::Enter(m) => Some((*c, *m)),
-                Step::Exit => None,
-            })
-            .collect();
-        let frames: Vec<(u64, Option<u64>)> =
-            tree.frames.iter().map(|f| (f.start, f.method)).collect();
-        assert_eq!(entries, frames);
-        // Every frame's exit time: replay the steps with a stack.
-        let mut stack = Vec::new();
-        let mut ends = vec![0u64; frames.len()];
-        let mut next = 0;
-        for (c, s) in &steps {
-            match s {
-                Step::Enter(_) => {
-                    stack.push(next);
-                    next += 1;
-                }
-                Step::Exit => ends[stack.pop().unwrap()] = *c,
-            }
-        }
-        assert!(stack.is_empty());
-        let want: Vec<u64> = tree.frames.iter().map(|f| f.end).collect();
-        assert_eq!(ends, want);
+        check_steps_against_the_tree(&trace(&spec), &format!("{spec:?}"));
     }
+}
+
+/// More frames cut at one edge of the window than a batch of steps holds: the frames entered
+/// before the window (a recursion 1 200 deep whose first entries the ring lost) and the frames still
+/// running at the flush (1 100 deep) each take more than one batch.
+#[test]
+fn frames_cut_at_an_edge_can_fill_more_than_a_batch() {
+    let deep = BATCH + 176;
+    let mut events: Vec<(u64, Option<u64>)> = (0..deep as u64)
+        .map(|i| (1000 + i, Some(0x7000_0000 + 16 * (i % 50))))
+        .collect();
+    let t = 1000 + deep as u64;
+    events.extend((0..deep as u64).map(|i| (t + i, None)));
+    // The ring keeps the exits and about 100 entries: some 1 100 frames begin before the window.
+    let cut_before = hand_file(&events, deep + 100, 1, t + deep as u64 + 1);
+    let input = [Input {
+        file: &cut_before,
+        name: "t",
+    }];
+    let before = prepare(&input).unwrap()[0].shape.before;
+    assert!(before > BATCH as u64 && before < deep as u64, "{before}");
+    check_steps_against_the_tree(&cut_before, "frames before the window");
+    // Only the entries, in a ring that keeps them all: every frame runs at the flush.
+    let open = hand_file(&events[..BATCH + 76], 4 * BATCH, 2, t);
+    let input = [Input {
+        file: &open,
+        name: "t",
+    }];
+    assert_eq!(
+        prepare(&input).unwrap()[0].shape.open_at_end,
+        (BATCH + 76) as u64
+    );
+    check_steps_against_the_tree(&open, "frames open at the flush");
+}
+
+/// Runs end only where another thread's step comes first, and ties go to the earlier input,
+/// whichever of the other threads holds the tie: worked out by hand on three threads whose
+/// steps share counters.
+#[test]
+fn runs_are_maximal_and_ties_go_to_the_earlier_input() {
+    let run_lanes = |files: &[TraceFile]| -> Vec<(usize, Vec<u64>)> {
+        let inputs = inputs(files);
+        let prepared = prepare(&inputs).unwrap();
+        let mut merged = Merged::new(&prepared);
+        let mut runs = Vec::new();
+        while let Some((i, run)) = merged.next_run() {
+            runs.push((
+                i,
+                run.iter()
+                    .map(|s| s.0 - 1_699_999_999_999_999_900)
+                    .collect(),
+            ));
+        }
+        runs
+    };
+    // Two threads, every step at the same time: the first thread's whole run, then the other's.
+    let m = Some(0x7000_0100);
+    let a = hand_file(&[(50, m), (50, None), (50, m), (50, None)], 64, 1, 100);
+    let b = hand_file(&[(50, m), (50, None)], 64, 2, 100);
+    assert_eq!(
+        run_lanes(&[a, b]),
+        [(0, vec![50, 50, 50, 50]), (1, vec![50, 50])]
+    );
+    // The thread with the earliest step sits between two threads tied at its next step: its
+    // run stops before that step, which belongs to the first thread.
+    let at = |t0: u64, t1: u64, tid| hand_file(&[(t0, m), (t1, None)], 64, tid, 100);
+    assert_eq!(
+        run_lanes(&[at(70, 90, 1), at(50, 70, 2), at(70, 90, 3)]),
+        [
+            (1, vec![50]),
+            (0, vec![70]),
+            (1, vec![70]),
+            (2, vec![70]),
+            (0, vec![90]),
+            (2, vec![90]),
+        ]
+    );
 }
 
 #[test]

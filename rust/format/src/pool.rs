@@ -196,6 +196,12 @@ impl PoolWriter {
         self.slots[P_TAKE] = addr;
     }
 
+    /// The pool's head (its ticket counter) as a pool that has handed out `ticket` tickets
+    /// has it: for the tests of 32-bit code, whose 64-bit tickets must carry past 2^32.
+    pub fn set_next_ticket(&mut self, ticket: u64) {
+        self.slots[P_NEXT] = ticket;
+    }
+
     /// The control thread starts tracing `tid` in pool mode: no block yet, seq 0.
     pub fn start_thread(&mut self, tid: u32) {
         self.threads.insert(
@@ -612,6 +618,20 @@ mod tests {
             );
         }
         assert_eq!(w.dropped, 0);
+    }
+
+    // A pool whose head is past 2^32 (set_next_ticket) hands its next ticket to the next block
+    // taken: the ticket header and the head carry 64 bits, in 32-bit mode too.
+    #[test]
+    fn the_head_can_start_past_two_to_the_32() {
+        let mut w = PoolWriter::new(Mode::Bits32, G, 0x1000);
+        w.set_next_ticket((1 << 32) + 5);
+        w.start_thread(7);
+        assert!(w.entry(7, 0x7000_0040, 1).unwrap());
+        let block = w.words(7).unwrap().end;
+        let ticket = w.slots()[((block - 0x1000) / 8) as usize + H_TICKET];
+        assert_eq!(ticket, (1 << 32) + 5);
+        assert_eq!(w.slots()[P_NEXT], (1 << 32) + 6);
     }
 
     // A block still owned (a thread that lags) is skipped, never given to a second thread;

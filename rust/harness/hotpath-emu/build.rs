@@ -63,30 +63,24 @@ fn main() {
     println!("cargo:rerun-if-changed={}", offsets.display());
     let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
     fs::write(out_dir.join("thread_offsets.rs"), offsets_rs(&offsets)).unwrap();
-    pool_take_a64(&repo, &manifest, &offsets, &out_dir);
+    pool_take(&repo, &manifest, &offsets, &out_dir, Isa::A64);
+    pool_take(&repo, &manifest, &offsets, &out_dir, Isa::T32);
+    nterp_a32(&repo, &manifest, &offsets, &out_dir);
 }
 
-/// Assembles the runtime's A64 block-end function (art-patches/files/runtime/hubble/
-/// pool_arm64.S, through cpp/pool_a64.S) with the cross assembler and keeps its raw bytes:
-/// position-independent code the tests place in unicorn at an address of their choice.
-fn pool_take_a64(repo: &Path, manifest: &Path, offsets: &Path, out_dir: &Path) {
-    let source = repo.join("art-patches/files/runtime/hubble/pool_arm64.S");
-    let harness = manifest.join("cpp/pool_a64.S");
-    println!("cargo:rerun-if-changed={}", source.display());
-    println!(
-        "cargo:rerun-if-changed={}",
-        source.with_file_name("pool_layout.h").display()
-    );
-    println!("cargo:rerun-if-changed={}", harness.display());
-    println!(
-        "cargo:rerun-if-changed={}",
-        manifest.join("../asm/art_functions.S").display()
-    );
+#[derive(Clone, Copy, PartialEq)]
+enum Isa {
+    A64,
+    T32,
+}
+
+/// `-DTHREAD_<FIELD>_OFFSET=` for the five Hubble words and tid of one pointer size.
+fn offset_defines(offsets: &Path, pointer: &str) -> Vec<String> {
     let text = fs::read_to_string(offsets).unwrap_or_default();
     let mut defines = Vec::new();
     for line in text.lines() {
         let parts: Vec<&str> = line.split('#').next().unwrap().split_whitespace().collect();
-        if parts.len() == 3 && parts[1] == "8" {
+        if parts.len() == 3 && parts[1] == pointer {
             let name = match parts[0].strip_prefix("hubble_") {
                 Some(field) => format!("HUBBLE_{}", field.to_uppercase()),
                 None => parts[0].to_uppercase(),
@@ -97,33 +91,124 @@ fn pool_take_a64(repo: &Path, manifest: &Path, offsets: &Path, out_dir: &Path) {
     assert_eq!(
         defines.len(),
         6,
-        "thread-offsets.txt must give the five Hubble words and tid for 8-byte pointers"
+        "thread-offsets.txt must give the five Hubble words and tid for {pointer}-byte pointers"
     );
-    let object = out_dir.join("pool_a64.o");
-    let run = |tool: &str, args: &mut Command| {
-        let status = args.status().unwrap_or_else(|e| {
-            panic!("{tool}: {e} (Debian gcc-aarch64-linux-gnu, scripts/deps/hotpath.apt)")
-        });
-        assert!(status.success(), "{tool} failed on {}", harness.display());
+    defines
+}
+
+fn run(tool: &str, args: &mut Command) {
+    let status = args.status().unwrap_or_else(|e| {
+        panic!("{tool}: {e} (Debian gcc-*-linux-gnu*, scripts/deps/hotpath.apt)")
+    });
+    assert!(status.success(), "{tool} failed: {args:?}");
+}
+
+/// Assembles the runtime's block-end function of `isa` (art-patches/files/runtime/hubble/
+/// pool_arm64.S through cpp/pool_a64.S; pool_arm.S, T32, through cpp/pool_t32.S) with the cross
+/// assembler and keeps its raw bytes: position-independent code the tests place in unicorn at
+/// an address of their choice.
+fn pool_take(repo: &Path, manifest: &Path, offsets: &Path, out_dir: &Path, isa: Isa) {
+    let (source, harness, pointer, tools, name) = match isa {
+        Isa::A64 => (
+            "pool_arm64.S",
+            "cpp/pool_a64.S",
+            "8",
+            "aarch64-linux-gnu",
+            "a64",
+        ),
+        Isa::T32 => (
+            "pool_arm.S",
+            "cpp/pool_t32.S",
+            "4",
+            "arm-linux-gnueabihf",
+            "t32",
+        ),
     };
+    let source = repo.join("art-patches/files/runtime/hubble").join(source);
+    let harness = manifest.join(harness);
+    println!("cargo:rerun-if-changed={}", source.display());
+    println!(
+        "cargo:rerun-if-changed={}",
+        source.with_file_name("pool_layout.h").display()
+    );
+    println!("cargo:rerun-if-changed={}", harness.display());
+    println!(
+        "cargo:rerun-if-changed={}",
+        manifest.join("../asm/art_functions.S").display()
+    );
+    let object = out_dir.join(format!("pool_{name}.o"));
+    let gcc = format!("{tools}-gcc");
     run(
-        "aarch64-linux-gnu-gcc",
-        Command::new("aarch64-linux-gnu-gcc")
+        &gcc,
+        Command::new(&gcc)
             .args(["-c", "-x", "assembler-with-cpp"])
-            .args(&defines)
+            .args(offset_defines(offsets, pointer))
             .arg("-I")
             .arg(repo.join("art-patches/files"))
             .arg(&harness)
             .arg("-o")
             .arg(&object),
     );
+    let objcopy = format!("{tools}-objcopy");
     run(
-        "aarch64-linux-gnu-objcopy",
-        Command::new("aarch64-linux-gnu-objcopy")
+        &objcopy,
+        Command::new(&objcopy)
             .args(["-O", "binary", "--only-section=.text"])
             .arg(&object)
-            .arg(out_dir.join("pool_take_a64.bin")),
+            .arg(out_dir.join(format!("pool_take_{name}.bin"))),
     );
+}
+
+/// nterp's arm macros (art-patches/files/runtime/hubble/nterp_arm.S, with its slow path and the
+/// T32 block-end function it calls) through cpp/nterp_a32.S, linked at 0 (the slow path is
+/// reached with BL, the function with BLX) and kept as raw bytes, with the offsets of the
+/// wrappers and functions for the tests (`nterp_a32_symbols.rs`).
+fn nterp_a32(repo: &Path, manifest: &Path, offsets: &Path, out_dir: &Path) {
+    let hubble = repo.join("art-patches/files/runtime/hubble");
+    let harness = manifest.join("cpp/nterp_a32.S");
+    for f in ["nterp_arm.S", "pool_arm.S", "pool_layout.h"] {
+        println!("cargo:rerun-if-changed={}", hubble.join(f).display());
+    }
+    println!("cargo:rerun-if-changed={}", harness.display());
+    let elf = out_dir.join("nterp_a32.elf");
+    run(
+        "arm-linux-gnueabihf-gcc",
+        Command::new("arm-linux-gnueabihf-gcc")
+            .args(["-nostdlib", "-static", "-x", "assembler-with-cpp"])
+            .args(["-Wl,-Ttext=0", "-Wl,--build-id=none", "-Wl,-e,0"])
+            .args(offset_defines(offsets, "4"))
+            .arg("-I")
+            .arg(repo.join("art-patches/files"))
+            .arg(&harness)
+            .arg("-o")
+            .arg(&elf),
+    );
+    run(
+        "arm-linux-gnueabihf-objcopy",
+        Command::new("arm-linux-gnueabihf-objcopy")
+            .args(["-O", "binary", "--only-section=.text"])
+            .arg(&elf)
+            .arg(out_dir.join("nterp_a32.bin")),
+    );
+    let nm = Command::new("arm-linux-gnueabihf-nm")
+        .arg(&elf)
+        .output()
+        .expect("arm-linux-gnueabihf-nm (binutils-arm-linux-gnueabihf)");
+    let mut consts = String::new();
+    for line in String::from_utf8(nm.stdout).unwrap().lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if let [addr, "T", name] = f.as_slice() {
+            consts.push_str(&format!(
+                "/// Offset of `{name}`.\npub const {}: u64 = 0x{addr};\n",
+                name.to_uppercase()
+            ));
+        }
+    }
+    assert!(
+        consts.contains("HUBBLE_POOL_TAKE"),
+        "nterp_a32.elf has no hubble_pool_take"
+    );
+    fs::write(out_dir.join("nterp_a32_symbols.rs"), consts).unwrap();
 }
 
 /// `<field> <ptr_size> <offset>` lines (`#` comments) → `A64` and `ARM32` offset arrays in the

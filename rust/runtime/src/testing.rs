@@ -107,7 +107,7 @@ pub struct FakeArt {
     /// `Thread::Init` fails (`Thread::Attach` returns null).
     pub attach_refused: AtomicBool,
     /// This ART's trace points have no block-end path for the pool (as ART built from this
-    /// tree for arm, x86 and x86_64): many-thread mode must be refused ([`Art::has_pool_path`]).
+    /// tree for x86): many-thread mode must be refused ([`Art::has_pool_path`]).
     pub without_pool_path: bool,
 }
 

@@ -9,9 +9,13 @@
  * is r2/r3 (dead at both places: START_EXECUTING_INSTRUCTIONS has set up the frame and
  * op_return holds its value in r0/r1 and s0/d0); at exit the cursor moves to lr to free the
  * pair for (0, ts). The slow path is one shared function called with BL (op_return handlers must
- * fit NTERP_HANDLER_SIZE; lr is dead: nterp saved it with the callee saves).
+ * fit NTERP_HANDLER_SIZE; lr is dead: nterp saved it with the callee saves). In many-thread
+ * mode (bit 0 of begin) a full block goes to the pool's block-end function, hubble_pool_take
+ * (pool_arm.S, T32, expanded here too and reached with BLX), instead of the wrap.
  * Entry clobbers r1, r2, r3, ip, lr; exit clobbers r2, r3, ip, lr; both the flags.
  */
+
+#include "pool_arm.S"
 
 // Method entry: the ArtMethod* in r0 (START_EXECUTING_INSTRUCTIONS).
 .macro HUBBLE_NTERP_TRACE_ENTRY
@@ -49,7 +53,8 @@
 9:
 .endm
 
-// In: r2 = cursor. Out: r2 = slot to write, 0 = stopped. Clobbers ip. Returns with BX lr.
+// In: r2 = cursor. Out: r2 = slot to write, 0 = stopped or dropped. Clobbers ip. Returns
+// with BX lr.
 .macro HUBBLE_NTERP_SLOW_PATH_FUNCTION
 ARM_ENTRY hubble_nterp_slow_path
     dmb ish                                               // ARMv7 has no DMB ISHLD
@@ -59,7 +64,10 @@ ARM_ENTRY hubble_nterp_slow_path
     ldr ip, [rSELF, #THREAD_HUBBLE_LIMIT_OFFSET]
     cmp r2, ip
     blo 1f                                                // stale limit: carry on
-    ldr r2, [rSELF, #THREAD_HUBBLE_BEGIN_OFFSET]          // wrap (32-bit mode: never a pad)
+    ldr ip, [rSELF, #THREAD_HUBBLE_BEGIN_OFFSET]
+    tst ip, #1
+    bne 3f                                                // begin = pool | 1: many threads
+    mov r2, ip                                            // wrap (32-bit mode: never a pad)
 1:
     bx lr
 2:
@@ -69,5 +77,12 @@ ARM_ENTRY hubble_nterp_slow_path
     str r2, [rSELF, #THREAD_HUBBLE_STOP_OFFSET]           // publish the end
     mov r2, #0
     bx lr
+3:
+    mov ip, lr                                            // handed back in lr
+    blx hubble_pool_take                                  // ip = a fresh block's slot, or 0
+    mov r2, ip
+    bx lr
 END hubble_nterp_slow_path
+
+HUBBLE_POOL_TAKE_FUNCTION
 .endm

@@ -19,6 +19,29 @@ pub fn pool_take_a64() -> &'static [u8] {
     include_bytes!(concat!(env!("OUT_DIR"), "/pool_take_a64.bin"))
 }
 
+/// The runtime's T32 block-end function for many-thread mode in a 32-bit process
+/// (`art-patches/files/runtime/hubble/pool_arm.S`, `hubble_pool_take`), assembled unchanged by
+/// `build.rs`: position-independent Thumb bytes, entered at offset 0 (called with bit 0 set).
+pub fn pool_take_t32() -> &'static [u8] {
+    include_bytes!(concat!(env!("OUT_DIR"), "/pool_take_t32.bin"))
+}
+
+/// nterp's arm trace-point macros (`art-patches/files/runtime/hubble/nterp_arm.S`, A32, with its
+/// slow path and the T32 block-end function of `pool_arm.S`), linked at 0 by `build.rs` around
+/// two wrappers (`cpp/nterp_a32.S`): raw bytes, and the offsets of its functions in
+/// [`nterp_a32::symbols`].
+pub mod nterp_a32 {
+    /// The bytes.
+    pub fn bytes() -> &'static [u8] {
+        include_bytes!(concat!(env!("OUT_DIR"), "/nterp_a32.bin"))
+    }
+    /// Offsets of `hubble_test_entry`, `hubble_test_exit`, `hubble_nterp_slow_path` and
+    /// `hubble_pool_take` in [`bytes`].
+    pub mod symbols {
+        include!(concat!(env!("OUT_DIR"), "/nterp_a32_symbols.rs"));
+    }
+}
+
 /// Index of each field in the offset arrays.
 pub mod field {
     /// `hubble_cursor`.

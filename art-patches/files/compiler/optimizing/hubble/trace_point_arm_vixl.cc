@@ -4,7 +4,7 @@
  *     ldrd  rC, rL, [r9, #cursor]        ; cursor and limit in one load
  *     cbz   rC, done                     ; (cmp rC, #0; beq done when rC is not r0-r7)
  *     cmp   rC, rL
- *     bhs   out_of_line                  ; ring full or stop doorbell
+ *     bhs   out_of_line                  ; ring or block full, or stop doorbell
  *   resume:
  *     mrrc  p15, 1, rL, rH, c14          ; CNTVCT: rL = low word
  *     strd  r0, rL, [rC], #8             ; entry: lo = ptr, hi = ts
@@ -29,7 +29,7 @@ using vixl::aarch32::Register;
 using vixl::aarch32::Wide;
 
 constexpr size_t kMaxInlineBytes = 40;
-constexpr size_t kMaxOutOfLineBytes = 64;
+constexpr size_t kMaxOutOfLineBytes = 96;
 
 void ReadCounter(MacroAssembler* masm, const TracePointArmVIXL& tp) {
   if (tp.options.isb_before_counter) {
@@ -95,6 +95,7 @@ void EmitTracePointOutOfLineArmVIXL(MacroAssembler* masm,
   (void)kind;  // every 32-bit record is one slot: entry and exit share the slow path
   Label stop;
   Label carry_on;
+  Label pool;
   ExactAssemblyScope scope(masm, kMaxOutOfLineBytes, ExactAssemblyScope::kMaximumSize);
   masm->bind(&labels->out_of_line);
   // DMB ISH, not ISHLD: ARMv7 has no load-only barrier. Orders the LDRD before the loads
@@ -108,8 +109,11 @@ void EmitTracePointOutOfLineArmVIXL(MacroAssembler* masm,
   // Cursor below the fresh limit: the LDRD saw a stale limit, carry on. Only unconditional
   // B.W (+-16 MiB) goes back to the inline half, which may be far away.
   masm->b(vixl::aarch32::lo, Narrow, &carry_on);
-  // 32-bit mode: limit == end, nothing to pad; wrap.
+  // 32-bit mode: limit == end, nothing to pad; wrap to begin, unless begin = pool | 1
+  // (many-thread mode).
   masm->ldr(Wide, tp.cursor, MemOperand(tp.tr, tp.offsets.begin));
+  masm->tst(tp.cursor, 1);
+  masm->b(vixl::aarch32::ne, Narrow, &pool);
   masm->bind(&carry_on);
   masm->b(Wide, &labels->resume);
   // Stop requested: tracing off, barrier, then publish the end position.
@@ -118,6 +122,29 @@ void EmitTracePointOutOfLineArmVIXL(MacroAssembler* masm,
   masm->str(Wide, tp.lo, MemOperand(tp.tr, tp.offsets.cursor));
   masm->dmb(vixl::aarch32::ISH);
   masm->str(Wide, tp.cursor, MemOperand(tp.tr, tp.offsets.stop));
+  masm->b(Wide, &labels->done);
+  // The block is full (or the thread holds none): the runtime's block-end function seals it
+  // and takes the next (runtime/hubble/pool_arm.S has the contract). It takes the caller's LR
+  // in IP and hands it back in LR, and returns in IP the slot to write at (a fresh block) or 0
+  // when no block was free (the record is dropped). Its address, loaded from the pool header,
+  // goes into a temp that is neither IP nor LR (a JNI stub may give LR as a temp; then its own
+  // LR is saved in the frame, and whatever is handed back does not matter).
+  masm->bind(&pool);
+  Register target = tp.hi;
+  for (Register r : {tp.hi, tp.lo, tp.cursor}) {
+    if (!r.Is(vixl::aarch32::ip) && !r.Is(vixl::aarch32::lr)) {
+      target = r;
+      break;
+    }
+  }
+  masm->ldr(Wide, target, MemOperand(tp.cursor, kPoolTakeOffset - 1));
+  masm->mov(vixl::aarch32::ip, vixl::aarch32::lr);
+  masm->blx(target);
+  if (!tp.cursor.Is(vixl::aarch32::ip)) {
+    masm->mov(tp.cursor, vixl::aarch32::ip);
+  }
+  masm->cmp(tp.cursor, 0);
+  masm->b(vixl::aarch32::ne, Narrow, &carry_on);
   masm->b(Wide, &labels->done);
 }
 

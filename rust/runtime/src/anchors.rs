@@ -192,6 +192,40 @@ mod tests {
         );
     }
 
+    // A restart forgets the gaps seen before it, even where the thread idles again at the same
+    // address over the same bits (the same method, and a timestamp 2^32 ticks later: 224 s at
+    // 19.2 MHz): the gap after the restart gets its own, later bound, never the old one, which
+    // is earlier than the record now before that address.
+    #[test]
+    fn a_restart_forgets_the_gaps_before_it() {
+        let cells = ring(8);
+        let slots = Slots {
+            base: 0x1000,
+            slots: &cells,
+        };
+        let at = |i: usize| slots.base + i * SLOT;
+        let mut a = Anchors::default();
+        cells[2].store(0x10_7000_0040, Ordering::Relaxed);
+        a.observe(slots, at(3), 100, 5);
+        a.observe(slots, at(3), 200, 5);
+        assert_eq!(a.len(), 1);
+        // The flush restarts the thread; it comes round and idles there again, same bits.
+        a.clear();
+        assert_eq!(a.len(), 0);
+        a.observe(slots, at(3), 7000, 5);
+        a.observe(slots, at(3), 7100, 5);
+        let window: Vec<u64> = (0..8)
+            .map(|i| cells[(3 + i) % 8].load(Ordering::Relaxed))
+            .collect();
+        assert_eq!(
+            a.for_window(slots, at(3), &window),
+            [TimeAnchor {
+                slots_after: 0,
+                bound: 7005
+            }]
+        );
+    }
+
     #[test]
     fn only_a_cursor_inside_the_ring_is_a_position() {
         let cells = ring(8);

@@ -295,6 +295,9 @@ pub struct Stats {
     pub anr_flushes: AtomicU64,
     /// Requests dropped by the rate limit ([`crate::props::ANR_INTERVAL`]).
     pub anr_suppressed: AtomicU64,
+    /// Names of dying class loaders' methods kept for later flushes
+    /// ([`Control::class_loader_unloading`]).
+    pub unloaded_names: AtomicU64,
 }
 
 /// The flush reason of an ANR (SIGQUIT) flush: files are `<ms>-<pid>-<tid>-anr.hubble`.
@@ -1503,6 +1506,9 @@ impl<A: Art> Control<A> {
             .collect();
         let n = named.len();
         lock(&self.symbols).unload(&owned, named);
+        self.stats
+            .unloaded_names
+            .fetch_add(n as u64, Ordering::Relaxed);
         n
     }
 

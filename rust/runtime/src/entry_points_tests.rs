@@ -4,6 +4,7 @@
 //! against the real `libart.so`; this test is what cargo (and so `cargo mutants`) sees of them.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use crate::art::block_at;
@@ -174,7 +175,12 @@ fn every_entry_point_reaches_the_control_plane() {
     wait_for("the UI thread forgotten", || {
         !g.control.traced_threads().contains(&ui)
     });
-    // A loader's unloading reaches the control plane (names of its methods kept): it must not
-    // fail with the control plane running.
+    // A loader's unloading reaches the control plane: the names of its methods (the double's
+    // loader L owns L+8 .. L+64) are kept for later flushes.
+    let before = g.control.stats.unloaded_names.load(Ordering::Relaxed);
     super::class_loader_unloading(0x5000);
+    assert_eq!(
+        g.control.stats.unloaded_names.load(Ordering::Relaxed) - before,
+        8
+    );
 }

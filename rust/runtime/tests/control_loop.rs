@@ -31,3 +31,33 @@ fn an_idle_loop_ticks_every_tick_interval() {
     let ticks = control.stats.ticks.load(Ordering::Relaxed);
     assert!((1..=7).contains(&ticks), "{ticks} ticks in 1.5 s");
 }
+
+/// The first tick waits a whole `TICK` after the loop starts (a freshly started control thread
+/// must not run the triggers and the idle-gap scan before the traced threads wrote anything).
+/// A tick cannot come earlier than that however loaded the machine is; it can only come later.
+#[test]
+fn the_first_tick_comes_one_tick_interval_after_the_start() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = Config::new("com.example", "com.example", tmp.path().to_path_buf());
+    let control = Arc::new(Control::new(
+        FakeArt::default(),
+        config,
+        Arc::new(FakeProperties::default()),
+        Box::new(FsStorage),
+    ));
+    let (tx, rx) = mpsc::channel();
+    let c = control.clone();
+    let start = std::time::Instant::now();
+    let thread = std::thread::spawn(move || control_loop(&*c, &rx));
+    while control.stats.ticks.load(Ordering::Acquire) == 0 {
+        assert!(start.elapsed() < Duration::from_secs(30), "no tick at all");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let first = start.elapsed();
+    tx.send(Message::Shutdown).unwrap();
+    thread.join().unwrap();
+    assert!(
+        first >= hubble_runtime::TICK,
+        "the first tick after {first:?}, before one tick interval"
+    );
+}

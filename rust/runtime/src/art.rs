@@ -15,7 +15,8 @@ pub trait Art: Send + Sync + 'static {
     /// the pool's block-end path when `begin` carries the pool tag. Where one does not, a thread
     /// given pool words would run its ring slow path on a pool block, so many-thread mode is
     /// refused (`docs/many-threads.md`). ART has it exactly where it has a block-end function
-    /// for compiled code to call ([`Art::pool_take_entry`]): arm64, arm and x86_64 today.
+    /// for compiled code to call ([`Art::pool_take_entry`]): every ISA the series patches (arm64,
+    /// arm, x86_64, x86).
     fn has_pool_path(&self) -> bool {
         self.pool_take_entry() != 0
     }

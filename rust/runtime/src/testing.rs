@@ -106,8 +106,8 @@ pub struct FakeArt {
     /// `AttachCurrentThread` fails, as ART's does while the runtime shuts down or when
     /// `Thread::Init` fails (`Thread::Attach` returns null).
     pub attach_refused: AtomicBool,
-    /// This ART's trace points have no block-end path for the pool (as ART built from this
-    /// tree for x86): many-thread mode must be refused ([`Art::has_pool_path`]).
+    /// This ART's trace points have no block-end path for the pool (as an ART build for an ISA
+    /// the series has no trace points for): many-thread mode must be refused ([`Art::has_pool_path`]).
     pub without_pool_path: bool,
 }
 

@@ -929,7 +929,8 @@ fn a_control_plane_in_pool_mode_traces_every_thread_and_a_bad_one_keeps_rings() 
     }
 }
 
-// On an ART whose ISA has no block-end function (x86 today: `PoolTakeEntry` is 0),
+// On an ART whose ISA has no block-end function (one the series has no trace points for:
+// `PoolTakeEntry` is 0),
 // compiled code and nterp have no pool path, so a thread given pool words would run its ring
 // slow path on a pool block. `debug.hubble.threads all` must then keep the rings, aloud.
 #[test]
@@ -957,10 +958,10 @@ fn many_thread_mode_is_refused_on_an_art_without_the_pool_path() {
     c.stop_tracing().unwrap();
 }
 
-// ART through the cxx bridge: the host's C++ double, like ART built for x86, has no block-end
-// function (`PoolTakeEntry` is 0), so `CxxArt` has no pool path and `all` keeps the rings. (On
-// arm64, arm and x86_64 `PoolTakeEntry` is `hubble_pool_take`'s address: the proofs in
-// rust/harness/hotpath-emu/tests/pool_*.rs, rust/harness/hotpath-x86/tests/pool_x86_64.rs and
+// ART through the cxx bridge: the host's C++ double has no block-end function (`PoolTakeEntry`
+// is 0), so `CxxArt` has no pool path and `all` keeps the rings. (On arm64, arm, x86_64 and x86
+// `PoolTakeEntry` is `hubble_pool_take`'s address: the proofs in
+// rust/harness/hotpath-emu/tests/pool_*.rs, rust/harness/hotpath-x86/tests/pool_x86*.rs and
 // the glue test `pool_take_claims_and_seals_blocks_of_the_thread_gs_points_at`.)
 #[test]
 fn cxx_art_without_a_block_end_function_keeps_the_rings() {

@@ -181,18 +181,18 @@ uint64_t TimerHz() {
 
 uint64_t WallClockNs() { return ClockNs(CLOCK_REALTIME); }
 
-#if defined(__aarch64__) || defined(__x86_64__) || defined(__arm__)
+#if defined(__aarch64__) || defined(__arm__) || defined(__x86_64__) || defined(__i386__)
 // runtime/hubble/pool_<isa>.S, assembled with nterp (interpreter/mterp/<isa>ng, 0023). On arm
-// it is a T32 function: its address has bit 0 set, which compiled code's BLX and nterp's
-// (A32) BLX both need.
+// it is a T32 function: its address has bit 0 set, which compiled code's BLX and nterp's (A32)
+// BLX both need.
 extern "C" void hubble_pool_take();
 #endif
 
 uint64_t PoolTakeEntry() {
-#if defined(__aarch64__) || defined(__x86_64__) || defined(__arm__)
+#if defined(__aarch64__) || defined(__arm__) || defined(__x86_64__) || defined(__i386__)
   return reinterpret_cast<uintptr_t>(&hubble_pool_take);
 #else
-  // x86: its emitter and nterp macros have no block-end path yet.
+  // An ISA the series has no trace points for: no pool path (many-thread mode is refused).
   return 0;
 #endif
 }

@@ -15,8 +15,12 @@
  * edx = rIBASE; exit: eax or edx:eax = the return value). With ecx holding the cursor, only ebx
  * (rINST) is also free: one register for two values, so both are kept on the stack around it
  * (the CFA of an nterp frame is computed from rREFS by NTERP_DEF_CFA, not from esp).
+ * In many-thread mode (bit 0 of begin) a full block goes to the pool's block-end function,
+ * hubble_pool_take (pool_x86.S, expanded here too), instead of the wrap.
  * Clobbers ecx and the flags only.
  */
+
+#include "pool_x86.S"
 
 // Method entry: the ArtMethod* in eax (START_EXECUTING_INSTRUCTIONS has just loaded it).
 .macro HUBBLE_NTERP_TRACE_ENTRY
@@ -64,13 +68,16 @@
 9:
 .endm
 
-// In: ecx = cursor. Out: ecx = slot to write, 0 = stopped. Preserves every other register.
+// In: ecx = cursor. Out: ecx = slot to write, 0 = stopped or dropped. Preserves every other
+// register.
 .macro HUBBLE_NTERP_SLOW_PATH_FUNCTION
 DEFINE_FUNCTION hubble_nterp_slow_path
     cmpl $0, %fs:THREAD_HUBBLE_STOP_OFFSET
     jne 2f
     cmpl %fs:THREAD_HUBBLE_LIMIT_OFFSET, %ecx
     jb 1f                                                 // stale limit: carry on
+    testb $1, %fs:THREAD_HUBBLE_BEGIN_OFFSET
+    jnz hubble_pool_take                                  // many threads: its ret is ours
     movl %fs:THREAD_HUBBLE_BEGIN_OFFSET, %ecx             // wrap (32-bit mode: never a pad)
 1:
     ret
@@ -80,4 +87,6 @@ DEFINE_FUNCTION hubble_nterp_slow_path
     xorl %ecx, %ecx
     ret
 END_FUNCTION hubble_nterp_slow_path
+
+HUBBLE_POOL_TAKE_FUNCTION
 .endm

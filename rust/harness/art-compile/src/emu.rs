@@ -551,7 +551,7 @@ impl Machine {
     pub fn set_pool(&mut self, pool: PoolMode) -> Result<(), EmuError> {
         if self.isa != Isa::Arm64 {
             return Err(EmuError::Args(format!(
-                "{}: no block-end function (many-thread mode is arm64 and x86_64 only)",
+                "{}: this harness runs many-thread mode for arm64 only (x86_64 natively)",
                 self.isa.name()
             )));
         }

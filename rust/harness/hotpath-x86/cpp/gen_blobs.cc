@@ -141,8 +141,9 @@ int main() {
   const hubble::ThreadOffsets o32 = Offsets<PointerSize::k32>();
   std::printf("offsets 8 %d %d %d %d %d\n", o64.cursor, o64.limit, o64.stop, o64.begin, o64.end);
   std::printf("offsets 4 %d %d %d %d %d\n", o32.cursor, o32.limit, o32.stop, o32.begin, o32.end);
-  // Where the pool's block-end function reads the thread's id (runtime/hubble/pool_x86_64.S).
+  // Where the pool's block-end functions read the thread's id (runtime/hubble/pool_x86*.S).
   std::printf("tid 8 %d\n", Thread::TidOffset<PointerSize::k64>().Int32Value());
+  std::printf("tid 4 %d\n", Thread::TidOffset<PointerSize::k32>().Int32Value());
   // Register assignments: what the register allocator may pick (any cursor but the counter's
   // registers; the method where ART keeps it or elsewhere) and the JNI stubs' fixed ones
   // (compiler/jni/quick/hubble_jni_trace.cc: x86_64 entry RBX/RDI, exit R8; x86 entry EBP/ESI,

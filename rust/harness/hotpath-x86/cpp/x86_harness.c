@@ -29,13 +29,15 @@
  *   entry <ptr hex> <ts hex>  /  narrow <ptr hex> <ts hex>  /  exit <ts hex>
  *                         one trace point (ts: the scripted counter; narrow runs the
  *                         entry-narrow blob)
- * Many-thread mode (x86_64 built with -DHUBBLE_POOL, next to cpp/pool_x86_64.S, the runtime's
- * block-end function that the out-of-line half calls; single-stepping goes on through it):
+ * Many-thread mode (built with -DHUBBLE_POOL, next to cpp/pool_x86_64.S, or cpp/pool_x86.S for
+ * x86, the runtime's block-end function that the out-of-line half calls; single-stepping goes on
+ * through it):
  *   pool <slots>          map a pool of <slots> words; prints `pool <base> <take> <end>` (hex;
  *                         take = hubble_pool_take's address, for the header's P_TAKE; end =
  *                         the address after its last byte)
  *   threads <n>           map n Thread images a page apart; prints `threads <base>` (hex)
- *   thread <addr>         the traced thread is the image at addr (hex) from now on (%gs base)
+ *   thread <addr>         the traced thread is the image at addr (hex) from now on (%gs base;
+ *                         x86: %fs)
  *   poke <addr> <value> / poke4 <addr> <value>     write 8 / 4 bytes (hex)
  *   dump <addr> <n>       prints `d` and n words from addr (hex)
  *   patch <addr> <hex>    overwrite code bytes (a test's mutant of the block-end function)
@@ -138,7 +140,8 @@ struct Blob {
 static struct Blob blobs[3]; /* entry, exit, entry-narrow */
 
 #ifdef HUBBLE_POOL
-/* cpp/pool_x86_64.S: runtime/hubble/pool_x86_64.S's function and a label after its last byte. */
+/* cpp/pool_x86{,_64}.S: runtime/hubble/pool_x86{,_64}.S's function and a label after its last
+ * byte. */
 extern char hubble_pool_take[], hubble_pool_take_end[];
 #endif
 
@@ -198,16 +201,20 @@ static void OnTrap(int sig, siginfo_t* info, void* ctx) {
 }
 
 #ifdef HUBBLE_X86
+/* The GDT entry of the first call, reused by later ones (a thread has only three TLS entries):
+ * many-thread mode points %fs at another Thread image before every trace point. */
+static int fs_entry = -1;
 static int SetThreadRegister(void* thread, size_t size) {
   struct user_desc gdt_entry;
   memset(&gdt_entry, 0, sizeof(gdt_entry));
-  gdt_entry.entry_number = -1;
+  gdt_entry.entry_number = fs_entry;
   gdt_entry.base_addr = (uintptr_t)thread;
   gdt_entry.limit = size;
   gdt_entry.seg_32bit = 1;
   gdt_entry.limit_in_pages = 1;
   gdt_entry.useable = 1;
   if (syscall(SYS_set_thread_area, &gdt_entry) == -1) return -1;
+  fs_entry = (int)gdt_entry.entry_number;
   uint16_t selector = (uint16_t)((gdt_entry.entry_number << 3) | 3);
   __asm__ __volatile__("movw %w0, %%fs" : : "q"(selector));
   return 0;

@@ -95,6 +95,8 @@ pub struct Blobs {
     pub offsets: HashMap<u32, [i32; 5]>,
     /// `Thread::TidOffset` for pointer size 8 (the pool's block-end function reads it).
     pub tid: Option<i32>,
+    /// The same for pointer size 4 (x86's block-end function).
+    pub tid32: Option<i32>,
     /// The trace points.
     pub blobs: HashMap<Key, Blob>,
     /// Benchmark methods by counter.
@@ -126,6 +128,7 @@ impl Blobs {
         let mut out = Blobs {
             offsets: HashMap::new(),
             tid: None,
+            tid32: None,
             blobs: HashMap::new(),
             methods: HashMap::new(),
             path: path.to_path_buf(),
@@ -140,6 +143,9 @@ impl Blobs {
                 }
                 Some(&"tid") if f.len() == 3 && f[1] == "8" => {
                     out.tid = Some(f[2].parse().unwrap());
+                }
+                Some(&"tid") if f.len() == 3 && f[1] == "4" => {
+                    out.tid32 = Some(f[2].parse().unwrap());
                 }
                 Some(&"blob") => {
                     let isa = match f[1] {

@@ -1,23 +1,44 @@
-//! Many-thread mode on x86_64 (`docs/many-threads.md`): the harness built with the runtime's
-//! block-end function (`runtime/hubble/pool_x86_64.S` through `cpp/pool_x86_64.S`), driven one
-//! command at a time, because the pool's header holds addresses only the harness knows (where
-//! it mapped the pool, where the function is).
+//! Many-thread mode on x86_64 and x86 (`docs/many-threads.md`): the harness built with the
+//! runtime's block-end function (`runtime/hubble/pool_x86_64.S` through `cpp/pool_x86_64.S`;
+//! `pool_x86.S` through `cpp/pool_x86.S` in the static 32-bit harness), driven one command at a
+//! time, because the pool's header holds addresses only the harness knows (where it mapped the
+//! pool, where the function is).
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
-use crate::{Blobs, Report};
+use crate::{Blobs, Isa, Report};
 
-/// Builds `cpp/x86_harness.c` with `-DHUBBLE_POOL` and `cpp/pool_x86_64.S` into `dir`. The
-/// function's `THREAD_*_OFFSET`s are the real `Thread`'s, from the blob file (`offsets 8`,
-/// `tid 8`), so the function and the emitted trace points read the same words.
-pub fn build_pool_harness(blobs: &Blobs, dir: &Path) -> PathBuf {
+/// Builds `cpp/x86_harness.c` with `-DHUBBLE_POOL` and the block-end function of `isa` into
+/// `dir`: x86_64 with `cc` and `cpp/pool_x86_64.S`, x86 as a static i386 binary with
+/// `cpp/pool_x86.S`. The function's `THREAD_*_OFFSET`s are the real `Thread`'s, from the blob
+/// file (`offsets 8` and `tid 8`, or `offsets 4` and `tid 4`), so the function and the emitted
+/// trace points read the same words.
+pub fn build_pool_harness(blobs: &Blobs, dir: &Path, isa: Isa) -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let files = root.join("../../../art-patches/files");
-    let o = blobs.offsets[&8];
-    let tid = blobs.tid.unwrap_or_else(|| {
+    let (pointer, tid, compiler, flags, function, name): (u32, _, _, &[&str], _, _) = match isa {
+        Isa::X86_64 => (
+            8,
+            blobs.tid,
+            "cc",
+            &[],
+            "cpp/pool_x86_64.S",
+            "x86-harness-64-pool",
+        ),
+        Isa::X86 => (
+            4,
+            blobs.tid32,
+            "i686-linux-gnu-gcc",
+            &["-static", "-no-pie", "-DHUBBLE_X86"],
+            "cpp/pool_x86.S",
+            "x86-harness-32-pool",
+        ),
+    };
+    let o = blobs.offsets[&pointer];
+    let tid = tid.unwrap_or_else(|| {
         panic!(
-            "{}: no `tid 8` line (a blob file from before the pool test: rerun scripts/hotpath-x86-gen)",
+            "{}: no `tid {pointer}` line (a blob file from before the pool tests: rerun scripts/hotpath-x86-gen)",
             blobs.path.display()
         )
     });
@@ -32,19 +53,20 @@ pub fn build_pool_harness(blobs: &Blobs, dir: &Path) -> PathBuf {
         .iter()
         .map(|(name, v)| format!("-DTHREAD_HUBBLE_{name}_OFFSET={v}"))
         .chain([format!("-DTHREAD_TID_OFFSET={tid}")]);
-    let exe = dir.join("x86-harness-64-pool");
-    let status = Command::new("cc")
+    let exe = dir.join(name);
+    let status = Command::new(compiler)
         .args(["-O1", "-Wall", "-Wextra", "-Werror", "-DHUBBLE_POOL"])
+        .args(flags)
         .args(defines)
         .arg("-I")
         .arg(&files)
         .arg(root.join("cpp/x86_harness.c"))
-        .arg(root.join("cpp/pool_x86_64.S"))
+        .arg(root.join(function))
         .arg("-o")
         .arg(&exe)
         .status()
-        .unwrap_or_else(|e| panic!("cannot run cc: {e}"));
-    assert!(status.success(), "building the pool harness failed");
+        .unwrap_or_else(|e| panic!("cannot run {compiler}: {e}"));
+    assert!(status.success(), "building the {isa:?} pool harness failed");
     exe
 }
 
@@ -145,7 +167,7 @@ impl PoolHarness {
         self.send(&format!("patch {addr:x} {hex}\n"));
     }
 
-    /// Makes image `i` the traced thread (its `%gs` base).
+    /// Makes image `i` the traced thread (its `%gs` base; x86: `%fs`).
     pub fn select(&mut self, i: usize) {
         let at = self.thread(i);
         self.send(&format!("thread {at:x}\n"));

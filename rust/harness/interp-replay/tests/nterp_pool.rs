@@ -1,12 +1,14 @@
 //! nterp's macros in many-thread mode (issue 17 A.1; `docs/many-threads.md`): the slow path of
-//! `nterp_arm64.S` / `nterp_x86_64.S` calls `pool_<isa>.S`'s block-end function when `begin`
-//! carries the pool tag. `cpp/nterp_pool_harness.c` with `cpp/nterp_<isa>_harness.S` (which
-//! include the ART files unchanged) runs random traffic of several threads over one pool, arm64
-//! under qemu-aarch64 and x86_64 natively (registers checked around every op); the pool and
-//! every thread's words must equal `PoolWriter` fed the same calls
+//! `nterp_arm64.S` / `nterp_x86_64.S` / `nterp_x86.S` calls `pool_<isa>.S`'s block-end function
+//! when `begin` carries the pool tag. `cpp/nterp_pool_harness.c` with `cpp/nterp_<isa>_harness.S`
+//! (which include the ART files unchanged) runs random traffic of several threads over one pool,
+//! arm64 under qemu-aarch64, x86_64 natively and x86 as a static i386 binary (registers checked
+//! around every op on both); the pool and every thread's words must equal `PoolWriter` (64-bit,
+//! or 32-bit for x86) fed the same calls
 //! in every bit a counter value cannot change (the harness reads the real counter: a bit is
 //! compared unless the reference writer sets it differently for counters 0 and all ones).
-//! Needs aarch64-linux-gnu-gcc, qemu-aarch64 and gcc (scripts/deps/hotpath.apt): missing tools fail.
+//! Needs aarch64-linux-gnu-gcc, qemu-aarch64, gcc and i686-linux-gnu-gcc (scripts/deps): missing
+//! tools fail. (armng's macros run in unicorn: `hotpath-emu/tests/nterp_pool_a32.rs`.)
 mod common;
 
 use std::path::Path;
@@ -40,11 +42,18 @@ fn script(g: Geometry, threads: usize, ops: &[Op]) -> String {
     s
 }
 
-fn check(cmd: &[String], g: Geometry, threads: usize, steps: usize, seed: u64) -> PoolWriter {
-    let ops = traffic(Mode::Bits64, threads, steps, seed);
+fn check(
+    cmd: &[String],
+    mode: Mode,
+    g: Geometry,
+    threads: usize,
+    steps: usize,
+    seed: u64,
+) -> PoolWriter {
+    let ops = traffic(mode, threads, steps, seed);
     let got = run(cmd, &script(g, threads, &ops), threads);
-    let (zero, words) = reference(Mode::Bits64, g, threads, &ops, got.base, |_| 0);
-    let (ones, _) = reference(Mode::Bits64, g, threads, &ops, got.base, |_| u64::MAX);
+    let (zero, words) = reference(mode, g, threads, &ops, got.base, |_| 0);
+    let (ones, _) = reference(mode, g, threads, &ops, got.base, |_| u64::MAX);
     assert_eq!(got.slots.len(), zero.slots().len());
     for k in 0..got.slots.len() {
         let counter_bits = zero.slots()[k] ^ ones.slots()[k];
@@ -66,10 +75,19 @@ fn check(cmd: &[String], g: Geometry, threads: usize, steps: usize, seed: u64) -
     zero
 }
 
+/// Every harness with the mode of its Thread words.
+fn harnesses() -> [(Vec<String>, Mode); 3] {
+    [
+        (harness(NterpIsa::Arm64), Mode::Bits64),
+        (harness(NterpIsa::X86_64), Mode::Bits64),
+        (harness(NterpIsa::X86), Mode::Bits32),
+    ]
+}
+
 #[test]
 fn nterp_writes_the_pool_as_the_reference_writer() {
-    for cmd in [harness(NterpIsa::Arm64), harness(NterpIsa::X86_64)] {
-        let w = check(&cmd, ROOMY, 10, 4000, 0x4855_4242);
+    for (cmd, mode) in harnesses() {
+        let w = check(&cmd, mode, ROOMY, 10, 4000, 0x4855_4242);
         assert_eq!(w.dropped, 0);
         assert!(
             w.slots()[0] > 8 * ROOMY.blocks as u64,
@@ -81,8 +99,8 @@ fn nterp_writes_the_pool_as_the_reference_writer() {
 
 #[test]
 fn a_saturated_pool_drops_in_nterp_as_in_the_reference_writer() {
-    for cmd in [harness(NterpIsa::Arm64), harness(NterpIsa::X86_64)] {
-        let w = check(&cmd, SATURATED, 12, 3000, 0xdead_beef);
+    for (cmd, mode) in harnesses() {
+        let w = check(&cmd, mode, SATURATED, 12, 3000, 0xdead_beef);
         assert!(w.dropped > 10, "only {} drops", w.dropped);
     }
 }

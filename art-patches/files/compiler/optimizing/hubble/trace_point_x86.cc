@@ -86,19 +86,41 @@ void EmitTracePointOutOfLineX86(X86Assembler* assembler,
                                 const TracePointX86& tp,
                                 TraceLabelsX86* labels) {
   NearLabel stop;
+  NearLabel pool;
   assembler->Bind(&labels->out_of_line);
   // TSO: not performed before the inline half's loads (no fence instruction needed).
   assembler->fs()->cmpl(ThreadField(tp.offsets.stop), Immediate(0));
   assembler->j(x86::kNotEqual, &stop);
   assembler->fs()->cmpl(tp.cursor, ThreadField(tp.offsets.limit));
   assembler->j(x86::kBelow, &labels->resume);  // the first load saw a stale limit: carry on
-  // Wrap. 32-bit mode: limit == end, every record is one slot, nothing to pad.
+  // Wrap. 32-bit mode: limit == end, every record is one slot, nothing to pad; unless
+  // begin = pool | 1 (many-thread mode).
   assembler->fs()->movl(tp.cursor, ThreadField(tp.offsets.begin));
+  assembler->testl(tp.cursor, Immediate(1));
+  assembler->j(x86::kNotEqual, &pool);
   assembler->jmp(&labels->resume);
   // Stop requested: tracing off first, then publish the end position (release under TSO).
   assembler->Bind(&stop);
   assembler->fs()->movl(ThreadField(tp.offsets.cursor), Immediate(0));
   assembler->fs()->movl(ThreadField(tp.offsets.stop), tp.cursor);
+  assembler->jmp(&labels->done);
+  // The block is full (or the thread holds none): the runtime's block-end function seals it
+  // and takes the next (runtime/hubble/pool_x86.S has the contract). It answers in ECX, the slot
+  // to write at or 0 when no block was free (the record is dropped), and preserves every other
+  // register; ECX is saved around the call when it is not the cursor. The cursor holds
+  // pool | 1: P_TAKE is at pool + 40.
+  assembler->Bind(&pool);
+  const bool save_ecx = tp.cursor != x86::ECX;
+  if (save_ecx) {
+    assembler->pushl(x86::ECX);
+  }
+  assembler->call(Address(tp.cursor, kPoolTakeOffset - 1));
+  if (save_ecx) {
+    assembler->movl(tp.cursor, x86::ECX);
+    assembler->popl(x86::ECX);
+  }
+  assembler->testl(tp.cursor, tp.cursor);
+  assembler->j(x86::kNotEqual, &labels->resume);
   assembler->jmp(&labels->done);
 }
 

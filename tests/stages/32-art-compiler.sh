@@ -36,9 +36,12 @@ HUBBLE_MAX_INSNS="${HUBBLE_MAX_INSNS:-2000000}" HUBBLE_CORPUS_INPUTS="${HUBBLE_C
   nice -n 10 cargo test --locked -p hubble-art-compile \
   -- --include-ignored --nocapture --test-threads 2 > "$log" 2>&1 \
   || { grep -E "^(test |test result|failures|---- )|panicked" "$log" | head -40; hubble_die "compiler harness tests failed (log: $log)"; }
-grep -E "^test result|corpus \((a|b)\)|^  L(Calls|Far|Shape|Square);|^far |mutants caught|^JNI stubs|^pool (x86_64|arm64)" "$log"
+grep -E "^test result|corpus \((a|b)\)|^  L(Calls|Far|Shape|Square);|^far |mutants caught|^JNI stubs|^pool (x86_64|arm64|thumb2|x86):" "$log"
 ! grep -q "SKIPPED" "$log" || hubble_die "a compiler harness test skipped"
 grep -q "corpus (a):" "$log" || hubble_die "corpus (a) did not run"
+for isa in arm64 thumb2 x86 x86_64; do
+  grep -q "^pool $isa:" "$log" || hubble_die "pool mode did not run for $isa"
+done
 grep -q "corpus (a) calls:" "$log" || hubble_die "corpus (a)'s call trees did not run"
 grep -q "corpus (a) objects:" "$log" || hubble_die "corpus (a)'s instance methods did not run"
 grep -q "^far thumb2 (ring wrapping" "$log" || hubble_die "the long method did not run"

@@ -65,6 +65,7 @@ fn main() {
     fs::write(out_dir.join("thread_offsets.rs"), offsets_rs(&offsets)).unwrap();
     pool_take(&repo, &manifest, &offsets, &out_dir, Isa::A64);
     pool_take(&repo, &manifest, &offsets, &out_dir, Isa::T32);
+    pool_take(&repo, &manifest, &offsets, &out_dir, Isa::X86);
     nterp_a32(&repo, &manifest, &offsets, &out_dir);
 }
 
@@ -72,6 +73,7 @@ fn main() {
 enum Isa {
     A64,
     T32,
+    X86,
 }
 
 /// `-DTHREAD_<FIELD>_OFFSET=` for the five Hubble words and tid of one pointer size.
@@ -104,9 +106,10 @@ fn run(tool: &str, args: &mut Command) {
 }
 
 /// Assembles the runtime's block-end function of `isa` (art-patches/files/runtime/hubble/
-/// pool_arm64.S through cpp/pool_a64.S; pool_arm.S, T32, through cpp/pool_t32.S) with the cross
-/// assembler and keeps its raw bytes: position-independent code the tests place in unicorn at
-/// an address of their choice.
+/// pool_arm64.S through cpp/pool_a64.S; pool_arm.S, T32, through cpp/pool_t32.S; pool_x86.S
+/// through hotpath-x86's cpp/pool_x86.S) with the cross assembler and keeps its raw bytes:
+/// position-independent code the tests (and the compiler harness) place in unicorn at an address
+/// of their choice.
 fn pool_take(repo: &Path, manifest: &Path, offsets: &Path, out_dir: &Path, isa: Isa) {
     let (source, harness, pointer, tools, name) = match isa {
         Isa::A64 => (
@@ -122,6 +125,13 @@ fn pool_take(repo: &Path, manifest: &Path, offsets: &Path, out_dir: &Path, isa: 
             "4",
             "arm-linux-gnueabihf",
             "t32",
+        ),
+        Isa::X86 => (
+            "pool_x86.S",
+            "../hotpath-x86/cpp/pool_x86.S",
+            "4",
+            "i686-linux-gnu",
+            "x86",
         ),
     };
     let source = repo.join("art-patches/files/runtime/hubble").join(source);

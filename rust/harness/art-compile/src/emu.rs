@@ -544,17 +544,12 @@ impl Machine {
         self.ring_start = slot;
     }
 
-    /// Runs the following calls in many-thread mode (arm64 only): the thread as `pool::start`
-    /// leaves it (no block, `begin` = the pool | 1, its tid), the pool in the ring's mapping
-    /// with the header the runtime writes, `pool.take` mapped where `P_TAKE` says; the records
-    /// of a run are its thread's stream, read back as a flush reads the pool.
+    /// Runs the following calls in many-thread mode: the thread as `pool::start` leaves it (no
+    /// block, `begin` = the pool | 1, its tid), the pool in the ring's mapping with the header
+    /// the runtime writes, `pool.take` (the ISA's block-end function) mapped where `P_TAKE` says
+    /// (with bit 0 set for thumb2: a T32 function); the records of a run are its thread's
+    /// stream, read back as a flush reads the pool.
     pub fn set_pool(&mut self, pool: PoolMode) -> Result<(), EmuError> {
-        if self.isa != Isa::Arm64 {
-            return Err(EmuError::Args(format!(
-                "{}: this harness runs many-thread mode for arm64 only (x86_64 natively)",
-                self.isa.name()
-            )));
-        }
         if pool.geometry.total_slots() > RING_SLOTS || pool.take.len() > 0x1000 {
             return Err(EmuError::Args(
                 "the pool or its function is too large".into(),
@@ -845,8 +840,13 @@ impl Machine {
             uc(u.mem_write(l.thread + offs[f], &v.to_le_bytes()[..ptr as usize]))
         };
         if let Some(p) = &self.pool {
-            let mut w = hubble_format::pool::PoolWriter::new(Mode::Bits64, p.geometry, l.ring);
-            w.set_take_entry(POOL_TAKE_AT);
+            let (mode, take) = match isa {
+                Isa::Arm64 => (Mode::Bits64, POOL_TAKE_AT),
+                Isa::Thumb2 => (Mode::Bits32, POOL_TAKE_AT | 1),
+                Isa::X86 => (Mode::Bits32, POOL_TAKE_AT),
+            };
+            let mut w = hubble_format::pool::PoolWriter::new(mode, p.geometry, l.ring);
+            w.set_take_entry(take);
             let header: Vec<u8> = w.slots()[..hubble_format::pool::POOL_HEADER_SLOTS]
                 .iter()
                 .flat_map(|v| v.to_le_bytes())
@@ -1019,9 +1019,11 @@ impl Machine {
         };
         let (records, pool_blocks) = match &self.pool {
             Some(p) => {
-                let end = uc(u.mem_read_as_vec(l.thread + offs[thread::END], 8))?;
-                let end = u64::from_le_bytes(end.try_into().unwrap());
-                pool_records(&ring, p.geometry, p.tid, l.ring, cursor, end)
+                let end = uc(u.mem_read_as_vec(l.thread + offs[thread::END], ptr as usize))?;
+                let mut buf = [0u8; 8];
+                buf[..end.len()].copy_from_slice(&end);
+                let end = u64::from_le_bytes(buf);
+                pool_records(&ring, mode, p.geometry, p.tid, l.ring, cursor, end)
                     .map_err(EmuError::Ring)?
             }
             None => {

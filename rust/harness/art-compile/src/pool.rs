@@ -1,13 +1,13 @@
-//! Many-thread mode in the emulator (docs/many-threads.md): what an arm64 machine needs to run
-//! compiled code against a pool (`emu::Machine::set_pool`), and how a run's records are read
-//! back from it, as a flush reads them.
+//! Many-thread mode in the emulator (docs/many-threads.md): what a machine needs to run compiled
+//! code against a pool (`emu::Machine::set_pool`), and how a run's records are read back from
+//! it, as a flush reads them.
 
 use hubble_format::pool::Geometry;
 use hubble_format::{Mode, Record};
 
-/// Many-thread mode for an arm64 machine (docs/many-threads.md): the pool's shape, the bytes
-/// of the block-end function the trace points' out-of-line halves call through the header's
-/// `P_TAKE` (runtime/hubble/pool_arm64.S, assembled: `hubble_hotpath_emu::pool_take_a64`), and
+/// Many-thread mode for a machine (docs/many-threads.md): the pool's shape, the bytes of the
+/// block-end function the trace points' out-of-line halves call through the header's `P_TAKE`
+/// (runtime/hubble/pool_<isa>.S, assembled: `hubble_hotpath_emu::pool_take_{a64,t32,x86}`), and
 /// the thread's id.
 #[derive(Clone, Debug)]
 pub struct PoolMode {
@@ -16,16 +16,17 @@ pub struct PoolMode {
     pub tid: u32,
 }
 
-/// Where an arm64 machine in pool mode has the block-end function (a page below the code).
+/// Where a machine in pool mode has the block-end function (a page below the code).
 pub(crate) const POOL_TAKE_AT: u64 = 0xa_0000;
 
 /// The records of one thread's run in pool mode, read as a flush reads the pool (`image`, at
 /// least the pool's slots, from `base`): the block the thread still owns (at `end`) closed at
 /// its `cursor`, then its stream, which must be the pool's only one, stamped `tid`, its blocks
-/// in seq order from 0, decoded. Also the number of blocks it spans. Used for the emulated
-/// machines (`emu::Machine::set_pool`) and the native x86_64 runs (`native::pool_calls`).
+/// in seq order from 0, decoded in `mode`. Also the number of blocks it spans. Used for the
+/// emulated machines (`emu::Machine::set_pool`) and the native x86_64 runs (`native::pool_calls`).
 pub fn pool_records(
     image: &[u64],
+    mode: Mode,
     geometry: Geometry,
     tid: u32,
     base: u64,
@@ -55,10 +56,8 @@ pub fn pool_records(
             "blocks not taken in seq order from 0 (a drop or a lost block): {seqs:?}"
         ));
     }
-    let window = hubble_format::ring::decode(
-        &hubble_format::ring::RingView::linear(&s.slots),
-        Mode::Bits64,
-    )
-    .map_err(|e| format!("the thread's stream does not decode: {e:?}"))?;
+    let window =
+        hubble_format::ring::decode(&hubble_format::ring::RingView::linear(&s.slots), mode)
+            .map_err(|e| format!("the thread's stream does not decode: {e:?}"))?;
     Ok((window.records, s.blocks.len()))
 }

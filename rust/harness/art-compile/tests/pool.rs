@@ -14,7 +14,7 @@
 //! `pool_arm64.S` assembled, mapped where `P_TAKE` says): every run's records, read back from
 //! its thread's stream, must equal the call tree the harness observed, and no trace point may
 //! change a register or stack slot outside its declared clobbers (the existing checks). thumb2
-//! and x86 have no block-end function.
+//! (`pool_arm.S`, a T32 function reached with BLX) and x86 (`pool_x86.S`, `%fs`) the same.
 mod common;
 
 use std::rc::Rc;
@@ -82,9 +82,16 @@ fn compiled_x86_64_code_in_pool_mode_writes_every_call_into_blocks_it_takes() {
                 "{desc} {method:#x}: r12-r15 not preserved"
             );
             // Read back as a flush reads the pool: one stream of the tid, seqs from 0.
-            let (records, spanned) =
-                pool_records(&r.ring, GEOMETRY, TID, POOL_BASE, r.cursor, r.end)
-                    .unwrap_or_else(|e| panic!("{desc} {method:#x}: {e}"));
+            let (records, spanned) = pool_records(
+                &r.ring,
+                Mode::Bits64,
+                GEOMETRY,
+                TID,
+                POOL_BASE,
+                r.cursor,
+                r.end,
+            )
+            .unwrap_or_else(|e| panic!("{desc} {method:#x}: {e}"));
             assert!(
                 spanned as u64 >= CALLS / 2,
                 "{desc} {method:#x}: only {spanned} blocks for {CALLS} calls"
@@ -109,35 +116,47 @@ fn compiled_x86_64_code_in_pool_mode_writes_every_call_into_blocks_it_takes() {
 }
 
 /// Blocks of 4 data slots for a machine that runs one call at a time: a block per record or two.
-const ARM64_GEOMETRY: Geometry = Geometry {
+const EMULATED_GEOMETRY: Geometry = Geometry {
     blocks: 1024,
     block_slots: 9,
     active: 2,
 };
 
-#[test]
-#[ignore = "needs scripts/art-build --compiler: run by tests/stages/32-art-compiler.sh"]
-fn compiled_arm64_code_and_call_trees_in_pool_mode_record_what_the_harness_saw() {
-    let Some(harness) = harness_or_skip() else {
-        return;
-    };
-    let dir = std::env::temp_dir().join(format!("hubble-pool-a64-{}", std::process::id()));
+/// Runs of one ISA in pool mode: the figure calls and the corpus's call trees.
+struct PoolRuns {
+    runs: usize,
+    blocks: usize,
+    dispatched: usize,
+    unwound: usize,
+}
+
+/// The figure calls, then every Calls/Far method on a few inputs, compiled for `isa` and run in
+/// unicorn with the machine in pool mode (`take`: the ISA's block-end function): each run's
+/// records, read back from its thread's stream, must be the call tree the harness observed, and
+/// no trace point may change a register or stack slot outside its declared clobbers.
+fn pool_runs(isa: &str, take: &[u8], tag: &str) -> PoolRuns {
+    let harness = harness_or_skip().expect("the compiler harness (scripts/art-build --compiler)");
+    let dir = std::env::temp_dir().join(format!("hubble-pool-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let dex = corpus_dex(&dir);
     let pool = PoolMode {
-        geometry: ARM64_GEOMETRY,
-        take: hubble_hotpath_emu::pool_take_a64().to_vec(),
+        geometry: EMULATED_GEOMETRY,
+        take: take.to_vec(),
         tid: TID,
     };
-    let (mut runs, mut blocks, mut dispatched, mut unwound) = (0usize, 0usize, 0usize, 0usize);
-    // One call per figure method, then every Calls/Far method on a few inputs.
+    let mut out = PoolRuns {
+        runs: 0,
+        blocks: 0,
+        dispatched: 0,
+        unwound: 0,
+    };
     let mut rng = Rng::new(0x504f_4f4c);
     let linker = Rc::new(Linker::new(&harness, &dex, true, &dir.join("callees")));
     let mut work: Vec<(String, String, Vec<Vec<hubble_art_compile::Arg>>)> = Vec::new();
     for (desc, text) in FIGURE_CALLS {
         let c = harness
-            .compile(&dex, desc, "arm64", true, &dir.join("t.txt"))
+            .compile(&dex, desc, isa, true, &dir.join("t.txt"))
             .unwrap_or_else(|e| panic!("{desc}: {e}"));
         let args = parse_args(&c.shorty, text).unwrap();
         work.push((desc.to_string(), c.shorty.clone(), vec![args]));
@@ -148,7 +167,7 @@ fn compiled_arm64_code_and_call_trees_in_pool_mode_record_what_the_harness_saw()
     }
     for (desc, shorty, args_list) in &work {
         let (traced, _) = compile_both(&harness, &dex, desc, shorty, &dir);
-        let i = traced.isas.iter().position(|c| c.isa == "arm64").unwrap();
+        let i = traced.isas.iter().position(|c| c.isa == isa).unwrap();
         let mut runner = Runner::linked(&traced, &linker).unwrap();
         runner.machine(i).unwrap().set_pool(pool.clone()).unwrap();
         for args in args_list {
@@ -156,29 +175,65 @@ fn compiled_arm64_code_and_call_trees_in_pool_mode_record_what_the_harness_saw()
                 // An exception that unwinds compiled frames: the harness's unwinder writes
                 // their exits into a ring only, and refuses pool mode by name.
                 Err(e) if e.contains("many-thread mode, which the harness's unwinder") => {
-                    unwound += 1;
+                    out.unwound += 1;
                     continue;
                 }
-                r => r.unwrap_or_else(|e| panic!("{desc} arm64 {args:x?}: {e}")),
+                r => r.unwrap_or_else(|e| panic!("{desc} {isa} {args:x?}: {e}")),
             };
             let problems = check_traced(&o);
             assert!(
                 problems.is_empty(),
-                "{desc} arm64 {args:x?} in pool mode: {problems:#?}"
+                "{desc} {isa} {args:x?} in pool mode: {problems:#?}"
             );
-            assert!(o.pool_blocks > 0, "{desc}: no block taken");
-            runs += 1;
-            blocks += o.pool_blocks;
-            dispatched += o.calls.iter().filter(|c| c.0).count() - 1;
+            assert!(o.pool_blocks > 0, "{desc} {isa}: no block taken");
+            out.runs += 1;
+            out.blocks += o.pool_blocks;
+            out.dispatched += o.calls.iter().filter(|c| c.0).count() - 1;
         }
     }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        out.dispatched > 100,
+        "{isa}: only {} dispatched calls",
+        out.dispatched
+    );
+    println!(
+        "pool {isa}: {} runs in pool mode ({} dispatched calls): {} blocks taken by compiled code \
+         through the block-end function, every record the harness saw in its thread's stream \
+         ({} runs that threw through compiled frames not run: the harness's unwinder models \
+         rings only)",
+        out.runs, out.dispatched, out.blocks, out.unwound
+    );
+    out
+}
+
+#[test]
+#[ignore = "needs scripts/art-build --compiler: run by tests/stages/32-art-compiler.sh"]
+fn compiled_arm64_code_and_call_trees_in_pool_mode_record_what_the_harness_saw() {
+    let Some(harness) = harness_or_skip() else {
+        return;
+    };
+    pool_runs("arm64", hubble_hotpath_emu::pool_take_a64(), "a64");
     // The checks can fail: the function's first instruction (BTI C) made `mov x5, #0`, a
     // register the trace point does not declare, fails the register check at the entry.
-    let (desc, shorty, args_list) = &work[0];
-    let (traced, _) = compile_both(&harness, &dex, desc, shorty, &dir);
+    let dir = std::env::temp_dir().join(format!("hubble-pool-a64m-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let dex = corpus_dex(&dir);
+    let (desc, text) = FIGURE_CALLS[0];
+    let c = harness
+        .compile(&dex, desc, "arm64", true, &dir.join("t.txt"))
+        .unwrap();
+    let args = parse_args(&c.shorty, text).unwrap();
+    let linker = Rc::new(Linker::new(&harness, &dex, true, &dir.join("callees")));
+    let (traced, _) = compile_both(&harness, &dex, desc, &c.shorty, &dir);
     let i = traced.isas.iter().position(|c| c.isa == "arm64").unwrap();
     let mut runner = Runner::linked(&traced, &linker).unwrap();
-    let mut clobbering = pool.clone();
+    let mut clobbering = PoolMode {
+        geometry: EMULATED_GEOMETRY,
+        take: hubble_hotpath_emu::pool_take_a64().to_vec(),
+        tid: TID,
+    };
     assert_eq!(
         clobbering.take[..4],
         0xd503_245f_u32.to_le_bytes(),
@@ -186,18 +241,33 @@ fn compiled_arm64_code_and_call_trees_in_pool_mode_record_what_the_harness_saw()
     );
     clobbering.take[..4].copy_from_slice(&0xd280_0005_u32.to_le_bytes());
     runner.machine(i).unwrap().set_pool(clobbering).unwrap();
-    let o = runner.run(&traced, i, &args_list[0]).unwrap();
+    let o = runner.run(&traced, i, &args).unwrap();
     let problems = check_traced(&o);
     assert!(
         problems.iter().any(|p| p.contains("register 5 changed")),
         "{desc}: a block-end function writing x5 went unnoticed: {problems:#?}"
     );
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(dispatched > 100, "only {dispatched} dispatched calls");
-    println!(
-        "pool arm64: {runs} runs in pool mode ({dispatched} dispatched calls): {blocks} blocks \
-         taken by compiled code through pool_arm64.S, every record the harness saw in its \
-         thread's stream ({unwound} runs that threw through compiled frames not run: the \
-         harness's unwinder models rings only)"
-    );
+}
+
+/// The patched compiler's thumb2 output (patch 0013's out-of-line half calling `pool_arm.S`
+/// through `P_TAKE` with BLX) in pool mode, as arm64's.
+#[test]
+#[ignore = "needs scripts/art-build --compiler: run by tests/stages/32-art-compiler.sh"]
+fn compiled_thumb2_code_and_call_trees_in_pool_mode_record_what_the_harness_saw() {
+    if harness_or_skip().is_none() {
+        return;
+    }
+    pool_runs("thumb2", hubble_hotpath_emu::pool_take_t32(), "t32");
+}
+
+/// The patched compiler's x86 output (patch 0015's out-of-line half calling `pool_x86.S`
+/// through `P_TAKE`, `%fs` the thread) in pool mode, as arm64's.
+#[test]
+#[ignore = "needs scripts/art-build --compiler: run by tests/stages/32-art-compiler.sh"]
+fn compiled_x86_code_and_call_trees_in_pool_mode_record_what_the_harness_saw() {
+    if harness_or_skip().is_none() {
+        return;
+    }
+    pool_runs("x86", hubble_hotpath_emu::pool_take_x86(), "x86");
 }

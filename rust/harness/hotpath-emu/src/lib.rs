@@ -26,6 +26,14 @@ pub fn pool_take_t32() -> &'static [u8] {
     include_bytes!(concat!(env!("OUT_DIR"), "/pool_take_t32.bin"))
 }
 
+/// The runtime's x86 block-end function for many-thread mode in a 32-bit process
+/// (`art-patches/files/runtime/hubble/pool_x86.S`, `hubble_pool_take`), assembled unchanged by
+/// `build.rs`: position-independent bytes, entered at offset 0, reaching the `Thread` through
+/// `%fs`.
+pub fn pool_take_x86() -> &'static [u8] {
+    include_bytes!(concat!(env!("OUT_DIR"), "/pool_take_x86.bin"))
+}
+
 /// nterp's arm trace-point macros (`art-patches/files/runtime/hubble/nterp_arm.S`, A32, with its
 /// slow path and the T32 block-end function of `pool_arm.S`), linked at 0 by `build.rs` around
 /// two wrappers (`cpp/nterp_a32.S`): raw bytes, and the offsets of its functions in

@@ -2,9 +2,14 @@
 //! method trace shows.
 //!
 //! * **Executions.** A frame of a known dispatcher is one task execution: `Handler.dispatchMessage`,
-//!   `ThreadPoolExecutor.runWorker`, `AsyncTask…doInBackground`, `AsyncTask…onPostExecute`,
-//!   `IntentService…onHandleIntent`. The task is named by the dispatcher's longest direct callee
-//!   (its `run()`, `handleMessage()` …), or by the dispatcher itself when it calls nothing.
+//!   `AsyncTask…doInBackground`, `AsyncTask…onPostExecute`, `IntentService…onHandleIntent`. The
+//!   task is named by the dispatcher's longest direct callee (its `run()`, `handleMessage()` …),
+//!   or by the dispatcher itself when it calls nothing. `ThreadPoolExecutor.runWorker` is a loop,
+//!   not one execution: one frame for the worker's whole life runs
+//!   `while (task != null || (task = getTask()) != null) { beforeExecute(wt, task); task.run();
+//!   afterExecute(task, thrown); }` and then `processWorkerExit` (`java.util.concurrent.
+//!   ThreadPoolExecutor`, which Android's libcore takes from OpenJDK), so each of its direct
+//!   calls but those four is one execution, named by itself.
 //!   Per thread and task: count, total and longest execution time, and how many took longer
 //!   than a frame (16 ms).
 //! * **Scheduling.** Calls that schedule a task are counted per thread and API:
@@ -26,11 +31,35 @@ use crate::{Input, Result};
 /// Dispatcher globs: a frame matching one is a task execution.
 pub const DISPATCHERS: &[&str] = &[
     "* android.os.Handler.dispatchMessage(*",
-    "* java.util.concurrent.ThreadPoolExecutor.runWorker(*",
     "* *.doInBackground(*",
     "* *.onPostExecute(*",
     "* *.onHandleIntent(*",
 ];
+
+/// Loop dispatchers: one frame runs task after task; each direct call not in [`LOOP_OWN`] is
+/// one execution (see the module's text).
+pub const LOOP_DISPATCHERS: &[&str] = &["* java.util.concurrent.ThreadPoolExecutor.runWorker(*"];
+
+/// What a loop dispatcher calls around its tasks: not executions.
+pub const LOOP_OWN: &[&str] = &[
+    "* java.util.concurrent.ThreadPoolExecutor.getTask(*",
+    "* *.beforeExecute(*",
+    "* *.afterExecute(*",
+    "* java.util.concurrent.ThreadPoolExecutor.processWorkerExit(*",
+];
+
+/// How a method takes part in the report.
+#[derive(Clone, Copy, Default)]
+struct Role {
+    /// A frame of it is one execution.
+    dispatcher: bool,
+    /// It runs tasks in a loop: its direct calls are executions.
+    loop_dispatcher: bool,
+    /// A loop dispatcher's own call (not a task).
+    loop_own: bool,
+    /// The scheduling API it is, if any.
+    api: Option<&'static str>,
+}
 
 /// Scheduling globs and the API name reported for them.
 pub const SCHEDULERS: &[(&str, &str)] = &[
@@ -146,17 +175,20 @@ fn per_input(inputs: &[Input<'_>]) -> Result<Vec<ThreadTasks>> {
     for input in inputs {
         let symbols = &input.file.symbols;
         let clock = hubble_export::clock::WallClock::new(&input.file.header);
-        let mut kind: std::collections::HashMap<Option<u64>, (bool, Option<&str>)> =
-            Default::default();
-        let mut classify = |m: Option<u64>| -> (bool, Option<&'static str>) {
+        let mut kind: std::collections::HashMap<Option<u64>, Role> = Default::default();
+        let mut classify = |m: Option<u64>| -> Role {
             *kind.entry(m).or_insert_with(|| {
                 let name = hubble_export::names::display(symbols, m);
-                let dispatcher = DISPATCHERS.iter().any(|g| glob(g, &name));
-                let api = SCHEDULERS
-                    .iter()
-                    .find(|(g, _)| glob(g, &name))
-                    .map(|(_, api)| *api);
-                (dispatcher, api)
+                let any = |globs: &[&str]| globs.iter().any(|g| glob(g, &name));
+                Role {
+                    dispatcher: any(DISPATCHERS),
+                    loop_dispatcher: any(LOOP_DISPATCHERS),
+                    loop_own: any(LOOP_OWN),
+                    api: SCHEDULERS
+                        .iter()
+                        .find(|(g, _)| glob(g, &name))
+                        .map(|(_, api)| *api),
+                }
             })
         };
         // Per depth: the longest completed direct child (method, ticks) of the open frame.
@@ -167,14 +199,23 @@ fn per_input(inputs: &[Input<'_>]) -> Result<Vec<ThreadTasks>> {
             let d = ancestors.len();
             longest.resize(longest.len().max(d + 2), None);
             let child = longest[d + 1].take();
-            let (dispatcher, api) = classify(frame.method);
-            if let Some(api) = api {
+            let role = classify(frame.method);
+            if let Some(api) = role.api {
                 *scheduled.entry(api.to_owned()).or_default() += 1;
             }
-            if dispatcher {
-                let task = child.map_or(frame.method, |(m, _)| m);
+            // One execution: a dispatcher's frame (named by its longest callee), or a loop
+            // dispatcher's direct call that is not its own.
+            let parent = ancestors.last().map(|p| p.method);
+            let execution = if role.dispatcher {
+                Some((frame.method, child.map_or(frame.method, |(m, _)| m)))
+            } else if !role.loop_own && parent.is_some_and(|p| classify(p).loop_dispatcher) {
+                Some((parent.flatten(), frame.method))
+            } else {
+                None
+            };
+            if let Some(key) = execution {
                 let ns = clock.ticks_to_ns(frame.ticks()) as u64;
-                let e = stats.entry((frame.method, task)).or_default();
+                let e = stats.entry(key).or_default();
                 e.0 += 1;
                 e.1 += ns;
                 e.2 = e.2.max(ns);

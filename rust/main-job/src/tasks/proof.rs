@@ -345,6 +345,33 @@ fn compare(ev: &Evidence) -> Result<(Vec<ThreadCheck>, PathBuf, queuing::Report)
         );
         seen_normal |= !g.anomalous;
     }
+    // The executions part of `hubble tasks` (method records only): each worker ran, within
+    // the window, exactly the tasks the scene gave it, each one execution of the task's method.
+    let thread_of: Vec<usize> = runs.iter().map(|r| r.section).collect();
+    let executions =
+        hubble_analysis::tasks::tasks_threads(&input, &thread_of).with_context(|| name.clone())?;
+    for t in threads {
+        let Some(unit) = scene.units.iter().position(|u| t.name.starts_with(u.name)) else {
+            continue;
+        };
+        let task_method = &names[&match scene.units[unit].style {
+            Style::Future => m::FUTURE_RUN,
+            Style::Hooks => m::THUMB_RUN,
+        }];
+        let want = want.iter().filter(|w| w.run_tid == Some(t.tid)).count() as u64;
+        let got: u64 = executions
+            .iter()
+            .filter(|e| e.tid == t.tid)
+            .flat_map(|e| &e.executions)
+            .filter(|e| &e.task == task_method)
+            .map(|e| e.count)
+            .sum();
+        ensure!(
+            got == want,
+            "{name}: hubble tasks counts {got} executions of {task_method} on {}, the scene ran {want} there",
+            t.name
+        );
+    }
     // The scene is an ANR behind a slow task: make sure it produced one.
     let feed = &report.groups[0];
     ensure!(

@@ -34,6 +34,9 @@ const POOL: u64 = 0x100_0000;
 const TID_OFFSET: u64 = 12;
 /// The trace points' temps (the code generator's three; the lowest holds the cursor).
 const TEMPS: [u8; 3] = [4, 5, 6];
+/// The JNI stubs' exit temps (compiler/jni/quick/hubble_jni_trace.cc): r2, r3 and LR, which
+/// BuildFrame saved and RemoveFrame reloads.
+const JNI_EXIT_TEMPS: [u8; 3] = [2, 3, 14];
 const IP: u8 = 12;
 
 /// The ISA's `tid` offset from thread-offsets.txt (ART's `Thread::TidOffset`, 4-byte pointers).
@@ -58,7 +61,11 @@ fn r(n: u8) -> i32 {
 fn mrrc_registers(text: &str) -> (u8, u8) {
     let regs: Vec<u8> = text
         .split(',')
-        .filter_map(|p| p.trim().strip_prefix('r')?.parse().ok())
+        .filter_map(|p| match p.trim() {
+            "ip" => Some(12),
+            "lr" => Some(14),
+            name => name.strip_prefix('r')?.parse().ok(),
+        })
         .collect();
     assert_eq!(regs.len(), 2, "{text}");
     (regs[0], regs[1])
@@ -66,6 +73,8 @@ fn mrrc_registers(text: &str) -> (u8, u8) {
 
 struct Pool {
     uc: Unicorn<'static, ()>,
+    /// The emitted trace points' temps.
+    temps: [u8; 3],
     /// (kind, entry address, terminator address)
     blobs: Vec<(Kind, u64, u64)>,
     writer: PoolWriter,
@@ -82,6 +91,16 @@ struct Pool {
 
 impl Pool {
     fn new(geometry: Geometry, threads: usize, seed: u64, stub: &[u8]) -> Pool {
+        Pool::with_temps(geometry, threads, seed, stub, TEMPS)
+    }
+
+    fn with_temps(
+        geometry: Geometry,
+        threads: usize,
+        seed: u64,
+        stub: &[u8],
+        temps: [u8; 3],
+    ) -> Pool {
         assert_eq!(tid_offset(), TID_OFFSET);
         let mut uc = Unicorn::new(Arch::ARM, UcMode::THUMB).expect("unicorn arm");
         uc.ctl_set_cpu_model(ArmCpuModel::CORTEX_A15 as i32)
@@ -110,7 +129,7 @@ impl Pool {
             }
         };
         for (k, kind) in [Kind::Entry, Kind::Exit].into_iter().enumerate() {
-            let blob = emit_t32(kind, 0, TEMPS, &thread_offsets::ARM32, Options::default());
+            let blob = emit_t32(kind, 0, temps, &thread_offsets::ARM32, Options::default());
             let at = CODE + 0x1000 * k as u64;
             scan(&mut uc, at, &blob.bytes, false);
             blobs.push((kind, at, at + blob.terminator as u64));
@@ -148,6 +167,7 @@ impl Pool {
         }
         let mut pool = Pool {
             uc,
+            temps,
             blobs,
             writer,
             geometry,
@@ -217,7 +237,7 @@ impl Pool {
         let pc = self.uc.reg_read(RegisterARM::PC as i32).unwrap() & !1;
         assert_eq!(pc, until, "{kind:?} did not reach its end");
         for (n, v) in before {
-            if TEMPS.contains(&n) || n == IP {
+            if self.temps.contains(&n) || n == IP {
                 continue;
             }
             let now = self.uc.reg_read(r(n)).unwrap();
@@ -306,6 +326,24 @@ fn many_threads_write_the_pool_slot_for_slot_as_the_reference_writer() {
     assert_eq!(p.writer.dropped, 0, "a pool with room dropped records");
     // Reuse happened: the ticket counter went round the pool several times.
     assert!(p.pool_slots()[0] > 4 * g.blocks as u64);
+}
+
+/// The JNI stubs' exit registers: the cursor in r2, the counter in r3 and LR. The function's
+/// address goes into r3 (IP carries the caller's LR across the call), and every register but
+/// the temps and IP is kept.
+#[test]
+fn the_jni_stub_exit_registers_take_blocks_as_the_reference_writer() {
+    let mut p = Pool::with_temps(ROOMY, 4, 0x0a11, pool_take_t32(), JNI_EXIT_TEMPS);
+    for (step, s) in Traffic::new(4, 0x1a11)
+        .narrow_pointers()
+        .take(1500)
+        .enumerate()
+    {
+        // Exits only: the JNI exit sequence (an entry's method register would be r0 anyway).
+        p.run(s.thread, Kind::Exit, 0, s.counter);
+        p.check(step);
+    }
+    assert!(p.takes.get() > 100, "only {} blocks taken", p.takes.get());
 }
 
 #[test]

@@ -298,6 +298,9 @@ pub struct Stats {
     /// Names of dying class loaders' methods kept for later flushes
     /// ([`Control::class_loader_unloading`]).
     pub unloaded_names: AtomicU64,
+    /// Many-thread mode: lagging blocks the tick closed (threads in native code that had held
+    /// their block while the pool went N − A tickets round).
+    pub lagging_closed: AtomicU64,
 }
 
 /// The flush reason of an ANR (SIGQUIT) flush: files are `<ms>-<pid>-<tid>-anr.hubble`.
@@ -1517,9 +1520,46 @@ impl<A: Art> Control<A> {
     pub fn tick(&self) {
         self.stats.ticks.fetch_add(1, Ordering::Relaxed);
         self.finish_late_stops();
+        self.close_lagging_blocks();
         self.prune_dead_names();
         self.observe_idle();
         crate::triggers::tick(self);
+    }
+
+    /// Many-thread mode: closes the block of every thread in native code that has held it while
+    /// the pool went more than N − A tickets round (BTrace's bound on active blocks). Without it,
+    /// a thread that idles for good (a pool worker waiting for work, a looper on an empty queue)
+    /// would keep its half-written block OWNED: the pool could never hand it on, and with enough
+    /// such threads every take would skip owned blocks and drop records. Closed under the
+    /// thread's state lock, as a force stop is (`pool::force_close` re-checks that the thread is
+    /// not runnable and not stopping); its next trace point takes a fresh block, `seq` going on
+    /// without a gap. A runnable thread is left alone: it is writing its block, and it reaches
+    /// the block's end itself.
+    pub fn close_lagging_blocks(&self) {
+        let Some(p) = &self.pool else { return };
+        // Tickets below this one are more than N − A behind the head.
+        let older_than = pool::head(p).saturating_sub(p.geometry().delay());
+        let reg = self.registry();
+        for (&h, e) in &reg.threads {
+            if e.pooled.is_none() {
+                continue;
+            }
+            // SAFETY: registered threads are alive while the registry lock is held.
+            let b = unsafe { block_at(e.block) };
+            // Without the lock, a hint that keeps the state lock off threads with nothing to
+            // close; force_close decides under it.
+            let lagging = pool::held_ticket(b, p).is_some_and(|t| t < older_than);
+            if !lagging || self.art.is_runnable(h) {
+                continue;
+            }
+            let lock = ArtStateLock {
+                art: &self.art,
+                thread: h,
+            };
+            if pool::force_close(b, p, &lock, older_than) {
+                self.stats.lagging_closed.fetch_add(1, Ordering::Relaxed);
+            }
+        }
     }
 
     /// Notes the traced threads' idle gaps ([`crate::anchors`]): one cursor load and one counter

@@ -86,6 +86,15 @@ impl Pool {
         &self.cells[(addr - self.base) / SLOT]
     }
 
+    /// Whether `addr` is the address of one of the pool's blocks.
+    fn is_block(&self, addr: usize) -> bool {
+        let first = self.base + POOL_HEADER_SLOTS * SLOT;
+        let bytes = self.geometry.block_slots * SLOT;
+        addr >= first
+            && (addr - first) % bytes == 0
+            && (addr - first) / bytes < self.geometry.blocks
+    }
+
     /// Header word `slot` of the block (or of the pool) at `addr`: a slot index, so that no
     /// byte arithmetic on the index can land inside the same word by rounding.
     fn word(&self, addr: usize, slot: usize) -> &AtomicU64 {
@@ -394,17 +403,23 @@ pub fn unregister(block: &ThreadBlock, pool: &Pool) {
     }
 }
 
-/// Control: closes a lagging block of a thread that is not runnable, under its state lock (as
-/// `block::force_stop`), so the pool can hand the block on: BTrace's bound on active blocks.
-/// Returns whether a block was closed.
-pub fn force_close(block: &ThreadBlock, pool: &Pool, lock: &impl crate::block::StateLock) -> bool {
+/// Control: closes the block of a thread that is not runnable if it was taken at a ticket below
+/// `older_than`, under the thread's state lock (as `block::force_stop`), so the pool can hand the
+/// block on: BTrace's bound on active blocks. Returns whether a block was closed.
+pub fn force_close(
+    block: &ThreadBlock,
+    pool: &Pool,
+    lock: &impl crate::block::StateLock,
+    older_than: u64,
+) -> bool {
     if !lock.lock() {
         return false;
     }
     let mut closed = false;
+    // Under the lock the thread runs no trace point: its words are the ones it left.
     if !lock.is_runnable() && block.stop.load(Ordering::Relaxed) == RUNNING {
         let cursor = block.cursor.load(Ordering::Relaxed);
-        if cursor != 0 && cursor != SEALED as usize {
+        if held_ticket(block, pool).is_some_and(|t| t < older_than) {
             seal(block, pool, cursor);
             block.cursor.store(SEALED as usize, Ordering::Relaxed);
             block.limit.store(0, Ordering::Relaxed);
@@ -417,14 +432,17 @@ pub fn force_close(block: &ThreadBlock, pool: &Pool, lock: &impl crate::block::S
 }
 
 /// The ticket of the block a thread holds (None: it holds none). The control thread's tick
-/// closes blocks whose ticket is more than N − A behind the pool's head.
+/// closes blocks whose ticket is more than N − A behind the pool's head. Read while the thread
+/// runs it is a hint only (a take in progress may have put the next `seq` into `end` already: no
+/// block then, None); under the thread's state lock it is exact.
 pub fn held_ticket(block: &ThreadBlock, pool: &Pool) -> Option<u64> {
     let cursor = block.cursor.load(Ordering::Relaxed);
     if cursor == 0 || cursor == SEALED as usize {
         return None;
     }
     let b = block.end.load(Ordering::Relaxed);
-    Some(pool.word(b, H_TICKET).load(Ordering::Relaxed))
+    pool.is_block(b)
+        .then(|| pool.word(b, H_TICKET).load(Ordering::Relaxed))
 }
 
 /// The pool's head (next ticket).

@@ -414,3 +414,68 @@ fn a_thread_that_exits_after_answering_a_stop_keeps_its_records_and_frees_its_bl
     assert_ne!(state, OWNED, "the block of a thread gone is owned for good");
     a.exit();
 }
+
+/// BTrace's bound on active blocks: a thread that idles in native code after writing a little
+/// would keep its block OWNED for good. Once the pool has gone more than N − A tickets round
+/// since it took its block, the tick closes it (under its state lock); a runnable thread's
+/// block is left alone. The closed block stays readable, the thread's next record takes a new
+/// block, and the flush reads both as one run: nothing lost, no gap in `seq`.
+#[test]
+fn the_tick_closes_the_block_of_a_thread_idle_since_the_pool_went_round() {
+    let g = Geometry {
+        blocks: 64,
+        block_slots: 16,
+        active: 48,
+    }; // N − A = 16 tickets
+    let mut cfg = Config::new("com.example", "com.example", PathBuf::from("/data/hubble"));
+    cfg.mode = MODE;
+    cfg.pool = Some(g);
+    let props = Arc::new(FakeProperties::default());
+    props.set(CONSENT, "1");
+    let files = Arc::new(MemStorage::default());
+    let c = Control::new(FakeArt::default(), cfg, props, Box::new(files.clone()));
+    let threads: Vec<Box<FakeThread>> = (0..3).map(|_| FakeThread::new()).collect();
+    let (idle, busy, running) = (&threads[0], &threads[1], &threads[2]);
+    for (t, tid) in [(idle, 10), (busy, 11), (running, 12)] {
+        c.thread_attached(t.handle(), tid, "t", false);
+    }
+    c.start_tracing().unwrap();
+    let p = c.pool().unwrap();
+    let mut wrote = write_calls(&c, idle, 10, 2);
+    // Runnable, in its block, between two trace points.
+    running.to_runnable();
+    assert!(running.pool_entry(p, 12, method(12, 0), c.art().timer()));
+    // Not yet N − A tickets round: nothing to close.
+    write_calls(&c, busy, 11, 20);
+    c.tick();
+    assert_eq!(c.stats.lagging_closed.load(Ordering::Relaxed), 0);
+    // Now far more: 600 records, over 50 blocks.
+    write_calls(&c, busy, 11, 300);
+    assert!(pool::head(p) > 2 * g.delay());
+    let held = idle.block.end.load(Ordering::Relaxed);
+    c.tick();
+    assert_eq!(c.stats.lagging_closed.load(Ordering::Relaxed), 1);
+    assert_eq!(
+        idle.block.cursor.load(Ordering::Relaxed) as u64,
+        hubble_format::pool::SEALED,
+        "the idle thread's block closed"
+    );
+    assert_ne!(
+        p.copy()[(held - p.base()) / SLOT + H_STATE],
+        OWNED,
+        "handed back"
+    );
+    assert_ne!(
+        running.block.cursor.load(Ordering::Relaxed) as u64,
+        hubble_format::pool::SEALED,
+        "a runnable thread's block is its own"
+    );
+    running.to_native();
+    // The idle thread writes again (a new block), then a flush reads all it wrote.
+    wrote.extend(write_calls(&c, idle, 10, 1));
+    let path = c.flush(0, "tick").unwrap().path.unwrap();
+    let (trace, got) = records_by_tid(&files, &path);
+    assert_eq!(got[&10], wrote);
+    let section = trace.sections().into_iter().find(|s| s.tid == 10).unwrap();
+    assert_eq!(section.runs.len(), 1, "one run: seq without a gap");
+}

@@ -256,13 +256,16 @@ fn force_close_seals_only_a_parked_threads_block_and_held_ticket_names_it() {
     let header = (held - p.base()) / SLOT;
 
     for l in [lock(false, false), lock(true, true)] {
-        assert!(!pool::force_close(&b, &p, &l), "refused lock, or runnable");
+        assert!(
+            !pool::force_close(&b, &p, &l, u64::MAX),
+            "refused lock, or runnable"
+        );
         assert_eq!(l.held.get(), 0, "the lock given back");
         assert_eq!(p.copy()[header + H_STATE], OWNED);
     }
     block::request_stop(&b); // stopping: the stop protocol owns the block now
     let l = lock(true, false);
-    assert!(!pool::force_close(&b, &p, &l));
+    assert!(!pool::force_close(&b, &p, &l, u64::MAX));
     assert_eq!(l.held.get(), 0);
     b.stop.store(block::RUNNING, Ordering::Relaxed);
     b.limit
@@ -270,8 +273,14 @@ fn force_close_seals_only_a_parked_threads_block_and_held_ticket_names_it() {
 
     let cursor = b.cursor.load(Ordering::Relaxed);
     assert!(
-        pool::force_close(&b, &p, &l),
-        "parked, tracing, holding a block"
+        !pool::force_close(&b, &p, &l, 1),
+        "its block was taken at ticket 1: not older than 1"
+    );
+    assert_eq!(l.held.get(), 0);
+    assert_eq!(p.copy()[header + H_STATE], OWNED);
+    assert!(
+        pool::force_close(&b, &p, &l, 2),
+        "parked, tracing, holding a block taken before ticket 2"
     );
     assert_eq!(l.held.get(), 0);
     assert_eq!(p.copy()[header + H_CLOSE], cursor as u64);
@@ -279,11 +288,26 @@ fn force_close_seals_only_a_parked_threads_block_and_held_ticket_names_it() {
     assert_eq!(b.cursor.load(Ordering::Relaxed) as u64, SEALED);
     assert_eq!(b.limit.load(Ordering::Relaxed), 0);
     assert_eq!(pool::held_ticket(&b, &p), None);
-    assert!(!pool::force_close(&b, &p, &l), "nothing left to close");
+    assert!(
+        !pool::force_close(&b, &p, &l, u64::MAX),
+        "nothing left to close"
+    );
     // Its next record takes a new block (seq 2: 0 and 1 were the two before).
     assert!(pool::trace_exit(&b, &p, 7, 5));
     let next = b.end.load(Ordering::Relaxed);
     assert_eq!(slot::unpack(p.copy()[(next - p.base()) / SLOT]), (7, 2));
+    // A take in progress, read without the lock: the next seq is in `end` already, the old
+    // cursor still in place. No block (and no read outside the pool).
+    let end = b.end.load(Ordering::Relaxed);
+    b.end.store(3, Ordering::Relaxed);
+    assert_eq!(pool::held_ticket(&b, &p), None, "a seq is no block");
+    b.end.store(end + SLOT, Ordering::Relaxed);
+    assert_eq!(
+        pool::held_ticket(&b, &p),
+        None,
+        "inside a block is no block"
+    );
+    b.end.store(end, Ordering::Relaxed);
     b.cursor.store(0, Ordering::Relaxed);
     assert_eq!(pool::held_ticket(&b, &p), None, "tracing off");
 }

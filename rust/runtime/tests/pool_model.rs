@@ -117,7 +117,7 @@ fn a_saturated_pool_drops_in_the_model_as_in_the_reference_writer() {
 // ---------------------------------------------------------------------------------------------
 // The control side's words, which the reference writer does not model.
 
-use hubble_format::pool::{BLOCK_HEADER_SLOTS, H_CLOSE, H_STATE, OWNED, SEALED};
+use hubble_format::pool::{BLOCK_HEADER_SLOTS, H_CLOSE, H_STATE, OWNED, POOL_HEADER_SLOTS, SEALED};
 use hubble_format::slot;
 use hubble_runtime::block::{self, SLOT};
 
@@ -307,6 +307,15 @@ fn force_close_seals_only_a_parked_threads_block_and_held_ticket_names_it() {
         None,
         "inside a block is no block"
     );
+    let past = p.base() + (POOL_HEADER_SLOTS + SMALL.blocks * SMALL.block_slots) * SLOT;
+    b.end.store(past, Ordering::Relaxed);
+    assert_eq!(
+        pool::held_ticket(&b, &p),
+        None,
+        "where a block after the last would be"
+    );
+    b.end.store(p.base(), Ordering::Relaxed);
+    assert_eq!(pool::held_ticket(&b, &p), None, "the pool's header");
     b.end.store(end, Ordering::Relaxed);
     b.cursor.store(0, Ordering::Relaxed);
     assert_eq!(pool::held_ticket(&b, &p), None, "tracing off");

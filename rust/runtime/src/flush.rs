@@ -380,6 +380,36 @@ mod tests {
     use super::*;
     use std::sync::atomic::AtomicU64;
 
+    /// `FsStorage::ensure_dir` creates the last component only (mode 0700), accepts a directory
+    /// already there, and fails on anything else: a file where the directory should be, a
+    /// missing parent (the app data directory is never invented).
+    #[test]
+    fn ensure_dir_accepts_a_directory_and_nothing_else() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("hubble");
+        FsStorage.ensure_dir(&dir).unwrap();
+        let mode = std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+        FsStorage.ensure_dir(&dir).expect("already there: fine");
+        let file = tmp.path().join("a-file");
+        std::fs::write(&file, b"x").unwrap();
+        let e = FsStorage.ensure_dir(&file).unwrap_err();
+        assert_eq!(
+            e.kind(),
+            io::ErrorKind::AlreadyExists,
+            "a file is no directory"
+        );
+        let orphan = tmp.path().join("missing/hubble");
+        let e = FsStorage.ensure_dir(&orphan).unwrap_err();
+        assert_eq!(
+            e.kind(),
+            io::ErrorKind::NotFound,
+            "the parent is not invented"
+        );
+        assert!(!orphan.exists());
+    }
+
     use hubble_format::ring::decode;
     use hubble_format::RingWriter;
 

@@ -27,9 +27,9 @@ fn each_task_a_pool_worker_runs_is_one_execution_and_posts_are_counted() {
     ring.start(0);
     let mut t = 1;
     ring.entry(0x100, t).unwrap(); // runWorker: the worker's whole life
-                                   // Tasks of 20 ms, 16.995 ms, 15.995 ms and 1 ms: two are longer than 16 ms. getTask waits
+                                   // Tasks of 20 ms, 16.995 ms, exactly 16 ms and 1 ms: two are longer than 16 ms. getTask waits
                                    // 50 ms before the first (a loop frame that would count it would be far off).
-    for (k, length) in [20_000u32, 16_995, 15_995, 1_000].into_iter().enumerate() {
+    for (k, length) in [20_000u32, 16_995, 16_000, 1_000].into_iter().enumerate() {
         let wait = if k == 0 { 50_000 } else { 2 };
         ring.entry(0x200, t + 1).unwrap(); // getTask
         ring.exit(t + 1 + wait);
@@ -65,7 +65,7 @@ fn each_task_a_pool_worker_runs_is_one_execution_and_posts_are_counted() {
     assert_eq!(download.task, names[2].1);
     assert!(download.dispatcher.contains("runWorker"));
     assert_eq!(download.count, 4);
-    assert_eq!(download.total_ns, (20_000 + 16_995 + 15_995 + 1_000) * 1000);
+    assert_eq!(download.total_ns, (20_000 + 16_995 + 16_000 + 1_000) * 1000);
     assert_eq!(download.max_ns, 20_000 * 1000);
     assert_eq!(download.over_16ms, 2);
     let dispatch = &r.executions[1];

@@ -380,6 +380,51 @@ mod tests {
     use super::*;
     use std::sync::atomic::AtomicU64;
 
+    /// A reason keeps letters, digits, `_`, `.` and `-`, up to 64 characters; anything else
+    /// becomes `_`; a name that would be empty or hidden gets an `r` in front.
+    #[test]
+    fn reasons_keep_exactly_the_safe_characters() {
+        assert_eq!(sanitize_reason("jank"), "jank");
+        assert_eq!(sanitize_reason("a.b-c_D9"), "a.b-c_D9");
+        assert_eq!(sanitize_reason("a/b c\u{e9}"), "a_b_c_");
+        assert_eq!(sanitize_reason(""), "r");
+        assert_eq!(sanitize_reason(".hidden"), "r.hidden");
+        assert_eq!(sanitize_reason(&"x".repeat(70)), "x".repeat(64));
+    }
+
+    /// Retention removes the oldest trace files past the limits and the temporary files of
+    /// flushes whose process is gone (`.<ms>-<pid>-…hubble.tmp`), and counts what it removed; a
+    /// live process's temporary file, and a file that is neither (no leading dot), stay.
+    #[test]
+    fn retention_removes_old_traces_and_dead_flushes_temporary_files() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let live = std::process::id();
+        let names = [
+            "0000000000001-7-7-old.hubble".to_string(),
+            "0000000000002-7-7-new.hubble".to_string(),
+            format!(".0000000000003-{dead}-7-x.hubble.tmp"),
+            format!(".0000000000004-{live}-7-x.hubble.tmp"),
+            format!("0000000000005-{dead}-7-x.hubble.tmp"),
+        ];
+        for n in &names {
+            std::fs::write(dir.join(n), b"0123456789").unwrap();
+        }
+        let removed = apply_retention(&FsStorage, dir, 1, 1 << 20).unwrap();
+        assert_eq!(removed, 2, "the oldest trace and the dead flush's file");
+        let mut left: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        let mut want = vec![names[1].clone(), names[3].clone(), names[4].clone()];
+        want.sort();
+        assert_eq!(left, want);
+    }
+
     /// `FsStorage::ensure_dir` creates the last component only (mode 0700), accepts a directory
     /// already there, and fails on anything else: a file where the directory should be, a
     /// missing parent (the app data directory is never invented).

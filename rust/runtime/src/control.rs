@@ -403,22 +403,27 @@ impl Backoff {
 
     /// Waits a little; false once the deadline has passed.
     fn wait(&mut self) -> bool {
-        if self.spins < 64 {
-            self.spins += 1;
-            std::hint::spin_loop();
-        } else if self.spins < 80 {
-            self.spins += 1;
-            std::thread::yield_now();
-        } else {
-            let now = Instant::now();
-            if now >= self.deadline {
-                return false;
+        // A stop is usually answered within microseconds: spin, then yield, then sleep.
+        match self.spins {
+            0..=63 => {
+                self.spins += 1;
+                std::hint::spin_loop();
             }
-            if self.max_sleep.is_zero() {
+            64..=79 => {
+                self.spins += 1;
                 std::thread::yield_now();
-            } else {
-                std::thread::sleep(self.sleep.min(self.deadline - now));
-                self.sleep = (self.sleep * 2).min(self.max_sleep);
+            }
+            _ => {
+                let now = Instant::now();
+                if now >= self.deadline {
+                    return false;
+                }
+                if self.max_sleep.is_zero() {
+                    std::thread::yield_now();
+                } else {
+                    std::thread::sleep(self.sleep.min(self.deadline - now));
+                    self.sleep = (self.sleep * 2).min(self.max_sleep);
+                }
             }
         }
         true

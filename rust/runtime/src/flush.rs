@@ -366,7 +366,8 @@ fn tmp_owner_dead(name: &str) -> bool {
         .nth(1)
         .and_then(|p| p.parse::<i32>().ok());
     match pid {
-        Some(pid) if pid > 0 && pid as u32 != std::process::id() => {
+        // Only a process: kill(0, …) and kill(-n, …) would ask about process groups.
+        Some(pid) if pid > 0 => {
             // SAFETY: kill with signal 0 only checks for existence; no signal is sent.
             let r = unsafe { libc::kill(pid, 0) };
             r != 0 && io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
@@ -423,6 +424,20 @@ mod tests {
         let mut want = vec![names[1].clone(), names[3].clone(), names[4].clone()];
         want.sort();
         assert_eq!(left, want);
+    }
+
+    /// A temporary file's owner is gone only when `kill(pid, 0)` fails with ESRCH: not for a live
+    /// process (this one) even right after an ESRCH (errno is not reset by a success), not for
+    /// a name without a pid.
+    #[test]
+    fn a_temporary_files_owner_is_dead_only_on_esrch() {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        assert!(tmp_owner_dead(&format!(".1-{dead}-1-x.hubble.tmp")));
+        let me = std::process::id();
+        assert!(!tmp_owner_dead(&format!(".1-{me}-1-x.hubble.tmp")));
+        assert!(!tmp_owner_dead(".1-abc-1-x.hubble.tmp"));
     }
 
     /// `FsStorage::ensure_dir` creates the last component only (mode 0700), accepts a directory

@@ -555,6 +555,10 @@ mod tests {
         assert_eq!(parse_ctl("com.b start", "com.a"), None);
         assert_eq!(parse_ctl("com.a bogus", "com.a"), None);
         assert_eq!(parse_ctl("com.a start extra", "com.a"), None);
+        // Only a number after the last '#' is a sequence number: anything else is part of the
+        // command, which then means nothing.
+        assert_eq!(parse_ctl("com.a stop#x3", "com.a"), None);
+        assert_eq!(parse_ctl("com.a stop#", "com.a"), Some(Command::Stop));
     }
 
     #[test]
@@ -564,6 +568,10 @@ mod tests {
         assert_eq!(
             parse_thread_name("HUBBLE:flush:jank"),
             Some(Command::Flush("jank".into()))
+        );
+        assert_eq!(
+            parse_thread_name("HUBBLE:flush"),
+            Some(Command::Flush("api".to_string()))
         );
         assert_eq!(parse_thread_name("main"), None);
         assert_eq!(parse_thread_name("HUBBLE:other"), None);

@@ -837,6 +837,19 @@ fn a_handle_reported_again_with_another_tid_takes_the_new_tid() {
 // wrong and what tracing keeps, and leaves the settings in force as they were, whichever mode
 // they are (the first session's `with_properties` parsed "all" as a number, failed, and said
 // nothing; the next one refused `all` aloud).
+/// `debug.hubble.ring_mb` and `debug.hubble.retention` in MiB: 4 MiB rings, 5 files and 3 MiB
+/// kept.
+#[test]
+fn ring_size_and_retention_properties_are_mebibytes() {
+    use hubble_runtime::props::{FakeProperties, RETENTION, RING_MB};
+    let p = FakeProperties::default();
+    p.set(RING_MB, "4");
+    p.set(RETENTION, "5,3");
+    let c = Config::new("p", "p", std::path::PathBuf::from("/tmp")).with_properties(&p);
+    assert_eq!(c.ring_bytes, 4 << 20);
+    assert_eq!((c.max_files, c.max_bytes), (5, 3 << 20));
+}
+
 #[test]
 fn threads_all_switches_to_the_pool_and_a_bad_configuration_keeps_the_previous_mode() {
     use hubble_format::pool::{Geometry, BLOCK_BYTES};

@@ -522,6 +522,18 @@ mod tests {
         assert!(matches!(e("a.B.c>3ms="), TriggerSpecError::Reason { .. }));
         let many = vec!["a.B.c>1ms=x"; MAX_TRIGGERS + 1].join(";");
         assert_eq!(e(&many), TriggerSpecError::TooMany(MAX_TRIGGERS + 1));
+        let most = vec!["a.B.c>1ms=x"; MAX_TRIGGERS].join(";");
+        assert_eq!(parse_triggers(&most).map(|v| v.len()), Ok(MAX_TRIGGERS));
+        // A reason of up to 32 characters.
+        let r32 = "r".repeat(32);
+        assert_eq!(
+            parse_triggers(&format!("a.B.c>1ms={r32}")).map(|v| v[0].reason.clone()),
+            Ok(r32.clone())
+        );
+        assert!(matches!(
+            e(&format!("a.B.c>1ms={r32}x")),
+            TriggerSpecError::Reason { .. }
+        ));
         let msg = e("a.B.c>32=jank").to_string();
         assert!(msg.contains("'32'") && msg.contains("ms or s"), "{msg}");
         assert_eq!(
@@ -764,17 +776,16 @@ mod selector_tests {
             Err(ConfigError::UnknownSelector("0".into()))
         );
         let e = parse_thread_selector(Some("all"), Some("4"), 2).unwrap_err();
-        assert!(
-            matches!(
-                e,
-                ConfigError::BudgetTooSmall {
-                    mb: 4,
-                    blocks: 256,
-                    needed: 512,
-                    ..
-                }
-            ),
-            "{e:?}"
+        assert_eq!(
+            e,
+            ConfigError::BudgetTooSmall {
+                mb: 4,
+                blocks: 256,
+                block_kib: 16,
+                active: ACTIVE_BLOCKS,
+                needed: 512,
+                needed_mb: 8,
+            }
         );
         assert!(e.to_string().contains("8 MiB"), "{e}");
         assert_eq!(

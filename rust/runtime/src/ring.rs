@@ -106,27 +106,21 @@ impl Ring {
     }
 
     /// Zeroes the ring (a reclaimed ring must not show an earlier thread's records).
-    #[cfg(not(loom))]
     pub fn clear(&self) {
         // MADV_DONTNEED on a private anonymous mapping gives zero pages back and frees the memory.
         // SAFETY: the range is exactly our mapping; no reference into it is held across this
         // call by the caller (the ring is not attached to any thread).
-        let r =
-            unsafe { libc::madvise(self.ptr.as_ptr().cast(), self.bytes(), libc::MADV_DONTNEED) };
-        if r != 0 {
+        #[cfg(not(loom))]
+        let zeroed = unsafe {
+            libc::madvise(self.ptr.as_ptr().cast(), self.bytes(), libc::MADV_DONTNEED) == 0
+        };
+        // Loom's model is ordinary memory.
+        #[cfg(loom)]
+        let zeroed = false;
+        if !zeroed {
             for s in self.slots().slots {
                 s.store(0, crate::sync::Ordering::Relaxed);
             }
-        }
-    }
-}
-
-impl Ring {
-    /// Zeroes the ring (loom model).
-    #[cfg(loom)]
-    pub fn clear(&self) {
-        for s in &self.cells {
-            s.store(0, crate::sync::Ordering::Relaxed);
         }
     }
 }
@@ -138,5 +132,44 @@ impl Drop for Ring {
         unsafe {
             libc::munmap(self.ptr.as_ptr().cast(), self.bytes());
         }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::sync::Ordering;
+
+    /// The documented default (`docs/architecture.md`, `debug.hubble.ring_mb`): 32 MiB.
+    #[test]
+    fn the_default_ring_is_32_mib() {
+        assert_eq!(DEFAULT_RING_BYTES, 32 << 20);
+        assert_eq!(ring_size(DEFAULT_RING_BYTES), DEFAULT_RING_BYTES);
+    }
+
+    /// A cleared ring reads zero everywhere, and a dropped one is unmapped.
+    #[test]
+    fn clear_zeroes_and_drop_unmaps() {
+        let ring = Ring::new(4 * MIN_RING_BYTES).unwrap();
+        for (i, s) in ring.slots().slots.iter().enumerate() {
+            s.store(i as u64 + 1, Ordering::Relaxed);
+        }
+        ring.clear();
+        assert!(ring
+            .slots()
+            .slots
+            .iter()
+            .all(|s| s.load(Ordering::Relaxed) == 0));
+        let (addr, bytes) = (ring.slots().base, ring.bytes());
+        drop(ring);
+        let mut pages = vec![0u8; bytes / 4096];
+        // SAFETY: mincore only reports on the range; `pages` holds one byte per page.
+        let r = unsafe { libc::mincore(addr as *mut libc::c_void, bytes, pages.as_mut_ptr()) };
+        let e = std::io::Error::last_os_error();
+        assert_eq!(
+            (r, e.raw_os_error()),
+            (-1, Some(libc::ENOMEM)),
+            "still mapped"
+        );
     }
 }

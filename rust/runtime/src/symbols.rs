@@ -38,14 +38,6 @@ impl Symbols {
         self.live.get(&pointer).cloned()
     }
 
-    /// Whether a pointer of a window that started at `window_epoch` belongs to a dead loader
-    /// (and so must not be handed to ART).
-    pub fn is_dead(&self, pointer: u64, window_epoch: u64) -> bool {
-        self.dead
-            .get(&pointer)
-            .is_some_and(|(_, d)| *d >= window_epoch)
-    }
-
     /// Remembers a resolved name.
     pub fn insert(&mut self, pointer: u64, name: Arc<str>) {
         if self.live.len() >= MAX_CACHED {
@@ -87,16 +79,6 @@ impl Symbols {
     /// Keeps only the dead-loader names whose pointer `keep` says may still be read.
     pub fn retain_dead(&mut self, keep: impl Fn(u64) -> bool) {
         self.dead.retain(|p, _| keep(*p));
-    }
-
-    /// Number of live entries.
-    pub fn len(&self) -> usize {
-        self.live.len()
-    }
-
-    /// Whether the live cache is empty.
-    pub fn is_empty(&self) -> bool {
-        self.live.is_empty()
     }
 }
 
@@ -189,5 +171,55 @@ pub fn resolve_missing(
 impl SymbolsCell for std::sync::Mutex<Symbols> {
     fn with<T>(&self, f: impl FnOnce(&mut Symbols) -> T) -> T {
         f(&mut self.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    fn name(s: &str) -> Arc<str> {
+        Arc::from(s)
+    }
+
+    /// Live names are cached until the cache is full, then it starts over.
+    #[test]
+    fn live_names_are_kept_until_the_cache_is_full() {
+        let mut s = Symbols::default();
+        s.insert(0x10, name("a"));
+        s.insert(0x20, name("b"));
+        assert_eq!(s.lookup(0x10, 0).as_deref(), Some("a"));
+        assert_eq!(s.lookup(0x20, 0).as_deref(), Some("b"));
+        for p in 0..MAX_CACHED as u64 - 2 {
+            s.insert(0x1000 + p, name("x"));
+        }
+        assert_eq!(s.lookup(0x10, 0).as_deref(), Some("a"), "full, not over");
+        s.insert(0x30, name("c"));
+        assert_eq!(s.lookup(0x10, 0), None, "over: started afresh");
+        assert_eq!(s.lookup(0x30, 0).as_deref(), Some("c"));
+    }
+
+    /// An unload moves a loader's names to the dead names of its epoch and counts the epoch up:
+    /// windows that started at or before it name the pointers from there, later ones (the
+    /// address may be a new loader's method) do not; pruning forgets what no window reaches.
+    #[test]
+    fn unloads_date_their_names_and_pruning_forgets_unreachable_ones() {
+        let mut s = Symbols::default();
+        assert_eq!(s.epoch(), 0);
+        s.insert(0x10, name("live"));
+        s.unload(&[0x10, 0x18], vec![(0x10, name("a.dead"))]);
+        assert_eq!(s.epoch(), 1);
+        s.unload(&[0x20], vec![(0x20, name("b.dead"))]);
+        assert_eq!(s.epoch(), 2);
+        assert_eq!(s.lookup(0x10, 0).as_deref(), Some("a.dead"));
+        assert_eq!(s.lookup(0x10, 1), None, "a window started after the unload");
+        assert_eq!(s.lookup(0x20, 1).as_deref(), Some("b.dead"));
+        assert!(s.has_dead(0x10) && s.has_dead(0x20) && !s.has_dead(0x18));
+        assert_eq!(s.dead_len(), 2);
+        // Every window started at epoch 1 or later: the first unload's names are unreachable.
+        s.prune_dead(1);
+        assert!(!s.has_dead(0x10) && s.has_dead(0x20));
+        s.retain_dead(|p| p != 0x20);
+        assert_eq!(s.dead_len(), 0);
     }
 }

@@ -990,3 +990,43 @@ fn cxx_art_without_a_block_end_function_keeps_the_rings() {
     let c = Control::new(CxxArt, cfg, props(true), Box::new(FsStorage));
     assert!(c.pool().is_none());
 }
+
+/// Foreground recency with one traced thread. ART may report a thread again (attaches are
+/// idempotent): the UI thread reported once more does not jump ahead of the thread that came
+/// to the foreground after it; enabling a thread by name or API counts as coming to the
+/// foreground now, so it is the one traced.
+#[test]
+fn recency_orders_the_traced_threads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let c = control(&tmp.path().join("hubble"), true, Box::new(FsStorage));
+    c.set_thread_count(1).unwrap();
+    let ts: Vec<Box<FakeThread>> = (0..3).map(|_| FakeThread::new()).collect();
+    c.thread_attached(ts[0].handle(), 1, "main", true);
+    c.thread_attached(ts[1].handle(), 2, "b", false);
+    c.thread_attached(ts[2].handle(), 3, "c", false);
+    c.start_tracing().unwrap();
+    assert_eq!(c.traced_threads(), [ts[0].handle()]);
+    c.thread_foreground(ts[1].handle());
+    c.rebalance().unwrap();
+    assert_eq!(c.traced_threads(), [ts[1].handle()]);
+    // The UI thread reported again: still older than b.
+    c.thread_attached(ts[0].handle(), 1, "main", true);
+    c.rebalance().unwrap();
+    assert_eq!(c.traced_threads(), [ts[1].handle()]);
+    // c enabled: the newest.
+    c.set_thread_enabled(ts[2].handle(), true).unwrap();
+    assert_eq!(c.traced_threads(), [ts[2].handle()]);
+    // Enabling is a moment of its own, after the last foreground report, even when the thread
+    // enabled sorts below the one reported (equal moments would go to the higher handle).
+    let (low, high) = if ts[1].handle() < ts[2].handle() {
+        (ts[1].handle(), ts[2].handle())
+    } else {
+        (ts[2].handle(), ts[1].handle())
+    };
+    c.thread_foreground(high);
+    c.rebalance().unwrap();
+    assert_eq!(c.traced_threads(), [high]);
+    c.set_thread_enabled(low, true).unwrap();
+    assert_eq!(c.traced_threads(), [low]);
+    c.stop_tracing().unwrap();
+}

@@ -137,6 +137,19 @@ impl FakeArt {
             .extend(Self::loader_methods_of(loader));
     }
 
+    /// A new class loader allocated where a freed one was (ART's allocator reuses the memory):
+    /// the same `ArtMethod*` values are live methods again, resolvable, and now named `names`.
+    pub fn reuse_loader(&self, loader: usize, names: &[(u64, &str)]) {
+        let mut freed = self.freed.lock().expect("freed");
+        for m in Self::loader_methods_of(loader) {
+            freed.remove(&m);
+        }
+        let mut table = self.names.lock().expect("names");
+        for (m, name) in names {
+            table.insert(*m, (*name).to_string());
+        }
+    }
+
     /// Sets the timer (ns; 1 GHz) to `counter` from now on; 0 goes back to CLOCK_MONOTONIC.
     pub fn set_timer(&self, counter: u64) {
         self.manual_timer.store(counter, Ordering::Relaxed);

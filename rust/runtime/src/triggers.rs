@@ -116,6 +116,10 @@ struct State {
     classes: HashMap<u64, u64, BuildHasherDefault<PointerHasher>>,
     /// Symbol epoch the classification belongs to (an unload may reuse addresses).
     classes_epoch: u64,
+    /// Pointers classified this tick from names older than `classes_epoch` (a stretch that
+    /// began before an unload gets the dead loader's names): dropped from `classes` when the
+    /// tick ends, since a new method may live at that address now.
+    provisional: Vec<u64>,
     readers: HashMap<ThreadHandle, Reader>,
     /// Reason → timer value of its last flush.
     last_flush: HashMap<String, u64>,
@@ -305,13 +309,11 @@ pub(crate) fn tick<A: Art>(control: &Control<A>) {
         timer: art.timer(),
         epoch: control.symbol_epoch(),
     };
-    if st.classes_epoch != now.epoch || st.classes.len() > MAX_CLASSIFIED {
-        st.classes.clear();
-        st.classes_epoch = now.epoch;
-    }
+    st.renew_classes(now.epoch);
     let mode = control.config().mode;
     let stretches = st.copy_stretches(control, now, || art.timer());
     st.classify(control, &stretches, mode);
+    let provisional = std::mem::take(&mut st.provisional);
     let hz = art.timer_hz();
     let thresholds: Vec<u64> = st.specs.iter().map(|s| ticks_of(s.threshold, hz)).collect();
     let mut hits = Vec::new();
@@ -354,6 +356,9 @@ pub(crate) fn tick<A: Art>(control: &Control<A>) {
                 }
             }
         }
+    }
+    for p in provisional {
+        st.classes.remove(&p);
     }
     if st.buf.capacity() > 4 * st.buf.len().max(1 << 16) {
         st.buf = Vec::new(); // one huge stretch must not pin its memory for good
@@ -534,6 +539,15 @@ impl State {
 
     /// Names every entry pointer not classified yet and classifies it against the triggers.
     /// Runs without the registry lock (the naming may call into ART).
+    /// At the start of a tick: the classification holds for one symbol epoch, and at most
+    /// [`MAX_CLASSIFIED`] pointers (an app that loads code without end must not grow it).
+    fn renew_classes(&mut self, epoch: u64) {
+        if self.classes_epoch != epoch || self.classes.len() > MAX_CLASSIFIED {
+            self.classes.clear();
+            self.classes_epoch = epoch;
+        }
+    }
+
     fn classify<A: Art>(&mut self, control: &Control<A>, stretches: &[Stretch], mode: Mode) {
         let mut unknown: Vec<u64> = Vec::new();
         // Names as of the oldest stretch's start (symbols::resolve_missing: a pointer of a
@@ -563,6 +577,9 @@ impl State {
         unknown.dedup();
         let mut names: Vec<Option<Arc<str>>> = vec![None; unknown.len()];
         control.resolve_names(&unknown, epoch, &mut names);
+        if epoch < self.classes_epoch {
+            self.provisional.extend_from_slice(&unknown);
+        }
         for (p, name) in unknown.into_iter().zip(names) {
             let mask = name.map_or(0, |n| {
                 self.specs
@@ -687,6 +704,28 @@ fn run_calls(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_classification_lasts_one_epoch_and_a_bounded_size() {
+        let mut st = State::default();
+        st.classes
+            .extend((0..MAX_CLASSIFIED as u64).map(|p| (p, 0)));
+        st.renew_classes(0);
+        assert_eq!(st.classes.len(), MAX_CLASSIFIED, "full is kept");
+        st.classes.insert(u64::MAX, 1);
+        st.classes.insert(u64::MAX - 1, 1);
+        st.renew_classes(0);
+        assert!(st.classes.is_empty(), "past full, started over");
+        st.classes.insert(8, 1);
+        st.renew_classes(0);
+        assert_eq!(st.classes.len(), 1, "the same epoch keeps it");
+        st.renew_classes(1);
+        assert!(st.classes.is_empty(), "an unload forgets it");
+        assert_eq!(st.classes_epoch, 1);
+        st.classes.insert(8, 1);
+        st.renew_classes(1);
+        assert_eq!(st.classes.len(), 1, "and the new epoch is remembered");
+    }
 
     #[test]
     fn forward_decoding_matches_the_encoding() {

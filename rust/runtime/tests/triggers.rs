@@ -426,3 +426,57 @@ fn a_flush_between_ticks_forgets_the_calls_in_progress() {
     r.tick_at(700);
     assert_eq!(r.reasons(), vec!["manual"], "{:?}", r.c.triggers().fired());
 }
+
+/// A class loader is unloaded and a new class's method lands at one of its `ArtMethod*`
+/// addresses (ART reuses the memory). The tick whose stretch began before the unload names
+/// that pointer from the dead loader's names (it cannot tell which of its records came after
+/// the unload); what it learns there must not stick to the pointer: a later call of the new
+/// method, in a stretch that began after the unload, is timed as the method it is. (A tick
+/// reads the records up to the cursor the tick before it saw: the module's one-tick lag.)
+#[test]
+fn a_reused_method_address_is_classified_by_its_new_method() {
+    const LOADER: usize = 0x5000_0000;
+    let reused = LOADER as u64 + 8;
+    let r = rig(JANK);
+    // The old method at that address, not watched, then the unload and the new method.
+    r.call(reused, 10, 60);
+    r.c.art()
+        .unload(LOADER, |l| assert_eq!(r.c.class_loader_unloading(l), 8));
+    r.c.art().reuse_loader(
+        LOADER,
+        &[(reused, "void android.view.Choreographer.doFrame(long, int)")],
+    );
+    r.tick_at(70);
+    // Reads 10..60, a stretch that began before the unload: the old method, nothing fires.
+    r.tick_at(80);
+    assert_eq!(r.reasons(), Vec::<String>::new());
+    // The new method, 50 ms, read by the tick at 170 (a stretch that began at 80).
+    r.call(reused, 100, 150);
+    r.tick_at(160);
+    r.tick_at(170);
+    assert_eq!(r.reasons(), vec!["jank"], "{:?}", r.c.triggers().fired());
+}
+
+/// The same with the cache's epoch check alone: the address was classified while the old
+/// method was live, before the unload, so only the epoch's change can make the detector ask
+/// again.
+#[test]
+fn an_unload_between_ticks_makes_the_detector_ask_again() {
+    const LOADER: usize = 0x5000_0000;
+    let reused = LOADER as u64 + 8;
+    let r = rig(JANK);
+    r.call(reused, 10, 60);
+    r.tick_at(70);
+    r.tick_at(80); // reads 10..60: classified as the old method
+    r.c.art()
+        .unload(LOADER, |l| assert_eq!(r.c.class_loader_unloading(l), 8));
+    r.c.art().reuse_loader(
+        LOADER,
+        &[(reused, "void android.view.Choreographer.doFrame(long, int)")],
+    );
+    r.tick_at(90);
+    r.call(reused, 100, 150);
+    r.tick_at(160);
+    r.tick_at(170);
+    assert_eq!(r.reasons(), vec!["jank"], "{:?}", r.c.triggers().fired());
+}

@@ -480,3 +480,54 @@ fn an_unload_between_ticks_makes_the_detector_ask_again() {
     r.tick_at(170);
     assert_eq!(r.reasons(), vec!["jank"], "{:?}", r.c.triggers().fired());
 }
+
+/// The open-call check is per trigger: a call of the second trigger's method, still open,
+/// fires that trigger (its own bit, its own threshold).
+#[test]
+fn an_open_call_fires_the_trigger_that_watches_it() {
+    let r = rig(&format!(
+        "{JANK}; android.app.ActivityThread.handleBindApplication>50ms=slow-start"
+    ));
+    r.entry(BIND, 10);
+    r.tick_at(100);
+    r.tick_at(200);
+    let fired = r.c.triggers().fired();
+    assert_eq!(fired.len(), 1, "{fired:?}");
+    assert_eq!(fired[0].reason, "slow-start");
+    assert!(!fired[0].exited);
+    assert_eq!(fired[0].duration, Duration::from_millis(90));
+}
+
+/// An open call that has run exactly its threshold when the cursor is read has not passed it:
+/// it fires when it returns a millisecond later, as a call that exited.
+#[test]
+fn an_open_call_at_exactly_its_threshold_waits() {
+    let r = rig(JANK);
+    r.entry(DO_FRAME, 68);
+    r.tick_at(100); // 32 ms so far
+    r.exit(101);
+    r.tick_at(200);
+    r.tick_at(300);
+    let fired = r.c.triggers().fired();
+    assert_eq!(fired.len(), 1, "{fired:?}");
+    assert!(fired[0].exited);
+    assert_eq!(fired[0].duration, Duration::from_millis(33));
+}
+
+/// A call still open across several ticks fires its trigger once: rate-limited (another jank
+/// flushed within the interval), it is counted as suppressed once, not at every tick.
+#[test]
+fn an_open_call_is_suppressed_once() {
+    let r = rig(JANK);
+    r.props.set(TRIGGER_INTERVAL, "10s");
+    r.call(DO_FRAME, 10, 60);
+    r.tick_at(100);
+    r.tick_at(200);
+    assert_eq!(r.reasons(), vec!["jank"]);
+    r.entry(DO_FRAME, 300);
+    for ms in [400, 500, 600, 700] {
+        r.tick_at(ms);
+    }
+    assert_eq!(r.c.triggers().suppressed.load(Ordering::Relaxed), 1);
+    assert_eq!(r.files().len(), 1);
+}

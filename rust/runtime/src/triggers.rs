@@ -360,9 +360,7 @@ pub(crate) fn tick<A: Art>(control: &Control<A>) {
     for p in provisional {
         st.classes.remove(&p);
     }
-    if st.buf.capacity() > 4 * st.buf.len().max(1 << 16) {
-        st.buf = Vec::new(); // one huge stretch must not pin its memory for good
-    }
+    release_if_oversized(&mut st.buf);
     hits.sort_by_key(|h| h.at);
     let interval = ticks_of(st.interval.unwrap_or(DEFAULT_TRIGGER_INTERVAL), hz);
     let mut flushes = Vec::new();
@@ -593,6 +591,14 @@ impl State {
     }
 }
 
+/// One huge stretch must not pin its memory for good: a buffer more than four times what this
+/// tick used (and above 2 MiB) is given back.
+fn release_if_oversized(buf: &mut Vec<u64>) {
+    if buf.capacity() > 4 * buf.len().max(1 << 16) {
+        *buf = Vec::new();
+    }
+}
+
 /// The thread's cursor as a slot index, if tracing is on and it points into this ring.
 fn cursor_index(block: &ThreadBlock, slots: Slots<'_>) -> Option<usize> {
     // Relaxed: what it orders is argued in the module docs (the one-tick lag).
@@ -704,6 +710,27 @@ fn run_calls(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_oversized_copy_buffer_is_given_back() {
+        let with = |cap: usize, len: usize| {
+            let mut v = Vec::with_capacity(cap);
+            v.resize(len, 0u64);
+            release_if_oversized(&mut v);
+            v.capacity()
+        };
+        // Exact capacities are not promised by Vec::with_capacity: compare against what it gave.
+        let kept = Vec::<u64>::with_capacity(4 << 16).capacity();
+        assert_eq!(with(4 << 16, 0), kept, "2 MiB is kept");
+        assert_eq!(with((4 << 16) + 1, 0), 0, "above 2 MiB, unused: given back");
+        let big = Vec::<u64>::with_capacity(4 << 20).capacity();
+        assert_eq!(
+            with(4 << 20, 1 << 20),
+            big,
+            "four times what was used is kept"
+        );
+        assert_eq!(with((4 << 20) + 1, 1 << 20), 0, "more is given back");
+    }
 
     #[test]
     fn the_classification_lasts_one_epoch_and_a_bounded_size() {

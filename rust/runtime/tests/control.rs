@@ -694,6 +694,79 @@ fn a_timed_out_reclaim_of_a_thread_wanted_again_restarts_it_on_the_next_tick() {
     assert_eq!(b.block.cursor.load(Ordering::Relaxed), 0);
 }
 
+/// Issue 20 A.4, two stops pending on one thread: a flush asked while a reclaim waits takes
+/// its place (the thread's late stop then writes the flush), and a reclaim asked while a flush
+/// waits does not (the flush is still written). Either way the thread's file has the flush's
+/// reason once it answers.
+#[test]
+fn a_pending_flush_outranks_a_pending_reclaim_in_either_order() {
+    for flush_first in [false, true] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("hubble");
+        let mut cfg = config(&dir);
+        cfg.stop_timeout = std::time::Duration::from_millis(5);
+        cfg.threads = 1;
+        let c = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
+        let (a, b) = (FakeThread::new(), FakeThread::new());
+        c.thread_attached(a.handle(), 1, "a", true);
+        c.thread_attached(b.handle(), 2, "b", false);
+        c.start_tracing().unwrap();
+        a.to_runnable();
+        calls(&a, 3);
+        let flush = |c: &Control<FakeArt>| {
+            assert!(matches!(
+                c.flush(a.handle(), "jank"),
+                Err(RuntimeError::StopTimeout(..))
+            ));
+        };
+        let reclaim = |c: &Control<FakeArt>| {
+            c.thread_foreground(b.handle());
+            assert!(matches!(c.rebalance(), Err(RuntimeError::StopTimeout(..))));
+        };
+        if flush_first {
+            flush(&c);
+            reclaim(&c);
+        } else {
+            reclaim(&c);
+            flush(&c);
+        }
+        assert!(!a.exit(1), "a answers the doorbell at its next trace point");
+        c.tick();
+        let file = only_file(&dir);
+        assert_eq!(file.header.reason, "jank", "flush first: {flush_first}");
+    }
+}
+
+/// N rings, never more: two threads fall out of the N = 2 traced and two come to the foreground.
+/// One of the two leaving does not answer in time and keeps its ring, so only one newcomer
+/// starts now (the more recent); the other waits for the late thread's ring.
+#[test]
+fn a_late_reclaim_leaves_room_for_fewer_newcomers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cfg = config(&tmp.path().join("hubble"));
+    cfg.stop_timeout = std::time::Duration::from_millis(5);
+    cfg.threads = 2;
+    let c = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
+    let ts: Vec<Box<FakeThread>> = (0..4).map(|_| FakeThread::new()).collect();
+    for (i, t) in ts.iter().enumerate() {
+        c.thread_attached(t.handle(), i as u32 + 1, "t", false);
+    }
+    c.thread_foreground(ts[0].handle());
+    c.thread_foreground(ts[1].handle());
+    c.start_tracing().unwrap();
+    let mut want = vec![ts[0].handle(), ts[1].handle()];
+    want.sort_unstable();
+    assert_eq!(c.traced_threads(), want);
+    ts[0].to_runnable(); // silent: its reclaim times out
+    c.thread_foreground(ts[2].handle());
+    c.thread_foreground(ts[3].handle());
+    assert!(matches!(c.rebalance(), Err(RuntimeError::StopTimeout(..))));
+    let mut want = vec![ts[0].handle(), ts[3].handle()];
+    want.sort_unstable();
+    assert_eq!(c.traced_threads(), want, "two rings, never three");
+    assert_eq!(ts[2].block.cursor.load(Ordering::Relaxed), 0);
+}
+
 const RLIMIT_CHILD: &str = "HUBBLE_RLIMIT_CHILD";
 
 /// A full disk without privilege: the flush runs in a child process whose RLIMIT_FSIZE (64 KiB)

@@ -415,6 +415,38 @@ fn a_thread_that_exits_after_answering_a_stop_keeps_its_records_and_frees_its_bl
     a.exit();
 }
 
+/// Two stops pending on a pooled thread: it was disabled (a reclaim) and did not answer in time,
+/// then a flush was asked and timed out on it too. The flush takes the reclaim's place: once
+/// the thread answers, the tick writes the flush's file (not only the reclaim's rebalance).
+#[test]
+fn a_pending_flush_outranks_a_pending_reclaim_of_a_pooled_thread() {
+    let (c, files) = pool_control(Duration::from_millis(5));
+    c.start_tracing().unwrap();
+    let t: Arc<FakeThread> = Arc::from(FakeThread::new());
+    c.thread_attached(t.handle(), 401, "t", false);
+    c.rebalance().unwrap();
+    let p = c.pool().unwrap();
+    t.to_runnable();
+    assert!(t.pool_entry(p, 401, method(401, 0), c.art().timer()));
+    // Runnable without a trace point: neither stop is answered in time.
+    assert!(matches!(
+        c.set_thread_enabled(t.handle(), false),
+        Err(RuntimeError::StopTimeout(..))
+    ));
+    assert!(matches!(
+        c.flush(t.handle(), "jank"),
+        Err(RuntimeError::StopTimeout(..))
+    ));
+    assert!(files.files.lock().unwrap().is_empty());
+    assert!(
+        !t.pool_exit(p, 401, c.art().timer()),
+        "answers the doorbell"
+    );
+    c.tick();
+    let files = files.files.lock().unwrap();
+    assert_eq!(files.len(), 1, "the flush was finished");
+}
+
 /// BTrace's bound on active blocks: a thread that idles in native code after writing a little
 /// would keep its block OWNED for good. Once the pool has gone more than N − A tickets round
 /// since it took its block, the tick closes it (under its state lock); a runnable thread's

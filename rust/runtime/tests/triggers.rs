@@ -531,3 +531,28 @@ fn an_open_call_is_suppressed_once() {
     assert_eq!(r.c.triggers().suppressed.load(Ordering::Relaxed), 1);
     assert_eq!(r.files().len(), 1);
 }
+
+/// Thresholds are converted at the timer's own frequency: on a 24 MHz counter (the arm64
+/// generic timer of many SoCs) a 31 ms call stays below 32 ms and a 40 ms call passes it.
+#[test]
+fn thresholds_are_counted_in_the_timers_ticks() {
+    const HZ: u64 = 24_000_000;
+    let r = rig(JANK);
+    r.c.art().set_timer_hz(HZ);
+    let at = |ms: u64| T0 + ms * HZ / 1000;
+    let tick = |ms: u64| {
+        r.c.art().set_timer(at(ms));
+        r.t.to_native();
+        r.c.tick();
+        r.t.to_runnable();
+    };
+    assert!(r.t.entry(MODE, DO_FRAME, at(10) as u32));
+    assert!(r.t.exit(at(41) as u32));
+    assert!(r.t.entry(MODE, DO_FRAME, at(50) as u32));
+    assert!(r.t.exit(at(90) as u32));
+    tick(100);
+    tick(200);
+    let fired = r.c.triggers().fired();
+    assert_eq!(fired.len(), 1, "{fired:?}");
+    assert_eq!(fired[0].duration, Duration::from_millis(40));
+}

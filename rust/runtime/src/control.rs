@@ -195,6 +195,10 @@ pub enum RuntimeError {
 
 struct Traced {
     ring: Ring,
+    /// Which start from an empty ring this is ([`Registry::runs`]): a ring that goes back to
+    /// its thread, or to another, after a reclaim is a new run, cleared and written from slot
+    /// 0, though its address may be the same. The duration triggers read a new run afresh.
+    run: u64,
     /// Symbol epoch when the ring last (re)started.
     start_epoch: u64,
     /// A stop was requested and not answered in time: what asked for it. The thread stops at its
@@ -267,6 +271,8 @@ enum Pending {
 struct Registry {
     threads: HashMap<ThreadHandle, Entry>,
     tick: u64,
+    /// Rings started empty so far (each one's [`Traced::run`]).
+    runs: u64,
     spare: Vec<Ring>,
     tracing_on: bool,
     book: PoolBook,
@@ -755,12 +761,15 @@ impl<A: Art> Control<A> {
             };
             let epoch = lock(&self.symbols).epoch();
             let ts = self.art.timer() as u32;
+            reg.runs += 1;
+            let run = reg.runs;
             let e = reg.threads.get_mut(&h).expect("listed");
             // SAFETY: registered threads are alive while the registry lock is held.
             let b = unsafe { block_at(e.block) };
             block::start(b, ring.slots(), self.config.mode, 0, ts);
             e.traced = Some(Traced {
                 ring,
+                run,
                 start_epoch: epoch,
                 stopping: None,
                 anchors: Anchors::default(),
@@ -1716,11 +1725,11 @@ impl<A: Art> Control<A> {
     }
 
     /// For [`crate::triggers`]: `f` on every traced thread whose stop is not pending, with its
-    /// block and ring, under the registry lock (which keeps both alive). `f` must not call
-    /// back into `self`.
+    /// block, ring and run ([`Traced::run`]), under the registry lock (which keeps both alive).
+    /// `f` must not call back into `self`.
     pub(crate) fn for_each_traced_ring(
         &self,
-        mut f: impl FnMut(ThreadHandle, &ThreadBlock, crate::block::Slots<'_>),
+        mut f: impl FnMut(ThreadHandle, &ThreadBlock, crate::block::Slots<'_>, u64),
     ) {
         let reg = self.registry();
         for (h, e) in &reg.threads {
@@ -1728,7 +1737,7 @@ impl<A: Art> Control<A> {
                 continue;
             };
             // SAFETY: registered threads are alive while the registry lock is held.
-            f(*h, unsafe { block_at(e.block) }, t.ring.slots());
+            f(*h, unsafe { block_at(e.block) }, t.ring.slots(), t.run);
         }
     }
 

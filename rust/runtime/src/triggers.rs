@@ -131,9 +131,9 @@ struct State {
 
 /// One traced thread's reading position and call stack.
 struct Reader {
-    /// The ring (a reclaimed ring may come back to another thread).
-    base: usize,
-    len: usize,
+    /// The ring's run (`Traced::run`): a reclaimed ring may come back to another thread, or to
+    /// this one, cleared and restarted from slot 0 at the same address.
+    run: u64,
     /// Next slot to read.
     from: usize,
     /// Timer and symbol epoch read before the records from `from` on were written.
@@ -175,7 +175,7 @@ impl Reader {
     /// began before the detector looked, or before it lost its place, is timed too. Half a
     /// ring, so that the writer has to fill the other half before the next tick to spoil it.
     fn new(
-        base: usize,
+        run: u64,
         len: usize,
         at: usize,
         now: Instant,
@@ -185,8 +185,7 @@ impl Reader {
         let from = (at + len - len / 2) % len;
         let before = (from + len - 1) % len;
         Reader {
-            base,
-            len,
+            run,
             from,
             low: now,
             seen: at,
@@ -473,23 +472,22 @@ impl State {
         let mut alive = Vec::new();
         let (readers, buf) = (&mut self.readers, &mut self.buf);
         buf.clear();
-        control.for_each_traced_ring(|thread, block, slots| {
+        control.for_each_traced_ring(|thread, block, slots, run| {
             let Some(at) = cursor_index(block, slots) else {
                 return; // tracing off or stopped: read afresh once it runs again
             };
             alive.push(thread);
             let n = slots.slots.len();
             let load = |i: usize| slots.slots[i].load(crate::sync::Ordering::Relaxed);
-            let start_over =
-                |r: &mut Reader| *r = Reader::new(slots.base, n, at, now, timer(), load);
+            let start_over = |r: &mut Reader| *r = Reader::new(run, n, at, now, timer(), load);
             let r = match readers.entry(thread) {
                 std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
                 std::collections::hash_map::Entry::Vacant(e) => {
-                    e.insert(Reader::new(slots.base, n, at, now, timer(), load));
+                    e.insert(Reader::new(run, n, at, now, timer(), load));
                     return;
                 }
             };
-            if r.base != slots.base || r.len != n {
+            if r.run != run {
                 start_over(r);
                 return;
             }

@@ -556,3 +556,76 @@ fn thresholds_are_counted_in_the_timers_ticks() {
     assert_eq!(fired.len(), 1, "{fired:?}");
     assert_eq!(fired[0].duration, Duration::from_millis(40));
 }
+
+/// A thread moved to another ring of the same size between two ticks (both traced threads
+/// disabled, their rings spare, then this one enabled again: it takes the other's ring). The
+/// detector reads the new ring afresh. Kept reading at the old ring's place (slot 81, above
+/// the new cursor), it would take the new ring's first records for the old ring's backfill,
+/// dated back from a reference older than them (2^32 ticks off): a 20 ms call would look open
+/// for seconds and fire.
+#[test]
+fn a_thread_moved_to_another_ring_is_read_afresh() {
+    let r = rig(JANK);
+    let u = FakeThread::new();
+    r.c.thread_attached(u.handle(), 43, "u", false);
+    r.c.thread_foreground(u.handle());
+    r.c.rebalance().unwrap();
+    assert_eq!(r.c.traced_threads().len(), 2);
+    for i in 0..40 {
+        assert!(u.entry(MODE, OTHER, Rig::ts(10 + i)));
+        assert!(u.exit(Rig::ts(10 + i)));
+    }
+    u.to_native();
+    r.tick_at(100); // u's reader starts here
+    let old = u.block.begin.load(Ordering::Relaxed);
+    r.t.to_native();
+    r.c.set_thread_enabled(u.handle(), false).unwrap();
+    r.c.set_thread_enabled(r.t.handle(), false).unwrap();
+    r.c.set_thread_enabled(u.handle(), true).unwrap();
+    assert_ne!(u.block.begin.load(Ordering::Relaxed), old, "another ring");
+    assert!(u.entry(MODE, DO_FRAME, Rig::ts(190)));
+    r.tick_at(200);
+    assert!(u.exit(Rig::ts(210)));
+    for ms in [300, 400, 500] {
+        r.tick_at(ms);
+    }
+    assert!(
+        r.c.triggers().fired().is_empty(),
+        "{:?}",
+        r.c.triggers().fired()
+    );
+    assert!(r.files().is_empty());
+}
+
+/// The same with the same ring given back: disabled and enabled again between two ticks, the
+/// thread gets its own (cleared) ring back at the same address, restarted from slot 0.
+#[test]
+fn a_thread_restarted_in_its_own_ring_is_read_afresh() {
+    let r = rig(JANK);
+    let u = FakeThread::new();
+    r.c.thread_attached(u.handle(), 43, "u", false);
+    r.c.thread_foreground(u.handle());
+    r.c.rebalance().unwrap();
+    for i in 0..40 {
+        assert!(u.entry(MODE, OTHER, Rig::ts(10 + i)));
+        assert!(u.exit(Rig::ts(10 + i)));
+    }
+    u.to_native();
+    r.tick_at(100); // u's reader starts here
+    let old = u.block.begin.load(Ordering::Relaxed);
+    r.c.set_thread_enabled(u.handle(), false).unwrap();
+    r.c.set_thread_enabled(u.handle(), true).unwrap();
+    assert_eq!(u.block.begin.load(Ordering::Relaxed), old, "the same ring");
+    assert!(u.entry(MODE, DO_FRAME, Rig::ts(190)));
+    r.tick_at(200);
+    assert!(u.exit(Rig::ts(210)));
+    for ms in [300, 400, 500] {
+        r.tick_at(ms);
+    }
+    assert!(
+        r.c.triggers().fired().is_empty(),
+        "{:?}",
+        r.c.triggers().fired()
+    );
+    assert!(r.files().is_empty());
+}

@@ -710,6 +710,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_cursor_counts_only_inside_its_ring_and_on_a_slot() {
+        let slots: Vec<crate::sync::AtomicU64> =
+            (0..4).map(|_| crate::sync::AtomicU64::new(0)).collect();
+        let ring = Slots {
+            base: 0x1000,
+            slots: &slots,
+        };
+        let at = |cursor: usize| {
+            let block = ThreadBlock::default();
+            block.cursor.store(cursor, crate::sync::Ordering::Relaxed);
+            cursor_index(&block, ring)
+        };
+        assert_eq!(at(0), None, "tracing off");
+        assert_eq!(at(0x1000), None, "no record yet");
+        assert_eq!(at(0x1008), Some(1));
+        assert_eq!(at(0x1018), Some(3));
+        assert_eq!(
+            at(0x1020),
+            Some(0),
+            "after the last slot: the next record wraps"
+        );
+        assert_eq!(at(0x1028), None, "past the ring");
+        assert_eq!(at(0x1004), None, "not on a slot");
+        assert_eq!(at(0x0ff8), None, "below the ring");
+    }
+
+    #[test]
     fn an_oversized_copy_buffer_is_given_back() {
         let with = |cap: usize, len: usize| {
             let mut v = Vec::with_capacity(cap);

@@ -629,3 +629,24 @@ fn a_thread_restarted_in_its_own_ring_is_read_afresh() {
     );
     assert!(r.files().is_empty());
 }
+
+/// Reading forward keeps a call open across ticks however much runs inside it: a 4 KiB ring
+/// (512 slots), a frame whose entry is overwritten long before it passes its threshold (150
+/// slots of inner calls per tick, five ticks). A reader that lost its place at every tick
+/// would only see the newest half ring and never the frame's entry.
+#[test]
+fn a_long_call_with_more_than_half_a_ring_inside_is_timed() {
+    let r = rig_with("android.view.Choreographer.doFrame>300ms=jank", 4096);
+    r.entry(DO_FRAME, 5);
+    for k in 1..=5u64 {
+        for i in 0..75 {
+            r.call(OTHER, k * 100 - 50 + i / 8, k * 100 - 50 + i / 8);
+        }
+        r.tick_at(k * 100);
+    }
+    // Still open when the cursor was read at 400 ms: 395 ms so far.
+    let fired = r.c.triggers().fired();
+    assert_eq!(fired.len(), 1, "{fired:?}");
+    assert!(!fired[0].exited);
+    assert_eq!(fired[0].duration, Duration::from_millis(395));
+}

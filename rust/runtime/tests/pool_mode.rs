@@ -306,6 +306,15 @@ fn every_thread_is_traced_and_each_flush_writes_one_file_of_what_they_wrote() {
             panic!("not a version 4 file")
         };
         assert_eq!(file.header.reason, "jank");
+        // Named by its header's wall clock in ms, this process, tid 0 (every thread).
+        assert_eq!(
+            path.file_name().unwrap().to_str().unwrap(),
+            format!(
+                "{:013}-{}-0-jank.hubble",
+                file.header.wall_clock_ns / 1_000_000,
+                std::process::id()
+            )
+        );
         assert_eq!(
             got.keys().collect::<Vec<_>>(),
             expected.keys().collect::<Vec<_>>()

@@ -650,3 +650,80 @@ fn a_long_call_with_more_than_half_a_ring_inside_is_timed() {
     assert!(!fired[0].exited);
     assert_eq!(fired[0].duration, Duration::from_millis(395));
 }
+
+/// The detector's stack holds open calls of watched methods only, at most `MAX_OPEN`: deep
+/// unwatched nesting takes no room from a watched call inside it, and a watched call below
+/// `MAX_OPEN` open watched calls is not timed (bounded memory per thread, documented).
+#[test]
+fn only_watched_calls_take_room_on_the_detectors_stack() {
+    use hubble_runtime::triggers::MAX_OPEN;
+    let n = MAX_OPEN as u64;
+    // Unwatched nesting, then a 40 ms frame inside it: timed.
+    let r = rig(JANK);
+    for i in 0..n {
+        r.entry(OTHER, 10 + i / 16);
+    }
+    r.call(DO_FRAME, 20, 60);
+    for _ in 0..n {
+        r.exit(61);
+    }
+    r.tick_at(100);
+    r.tick_at(200);
+    assert_eq!(r.reasons(), vec!["jank"]);
+    // MAX_OPEN open watched calls (never long enough), then the frame: beyond the bound.
+    let r = rig(&format!("{JANK}; com.example.Feed.bind>10s=feed"));
+    for i in 0..n {
+        r.entry(OTHER, 10 + i / 16);
+    }
+    r.call(DO_FRAME, 20, 60);
+    for _ in 0..n {
+        r.exit(61);
+    }
+    r.tick_at(100);
+    r.tick_at(200);
+    assert!(
+        r.c.triggers().fired().is_empty(),
+        "{:?}",
+        r.c.triggers().fired()
+    );
+}
+
+/// A backfill dated back from a timer still below 2^32 (the counter started less than 2^32
+/// ticks ago: 4.3 s at 1 GHz). A record whose low half is above the reference's cannot be
+/// earlier than it (a stale or torn slot): it and everything before it are dropped, not dated
+/// at 0. Kept, this frame entry would make a one-second frame of a 10 ms one.
+#[test]
+fn a_backfill_record_that_cannot_be_dated_is_dropped_with_what_precedes_it() {
+    const S: u64 = 1_000_000_000;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("hubble");
+    let art = FakeArt::default();
+    art.names.lock().unwrap().insert(
+        DO_FRAME,
+        "void android.view.Choreographer.doFrame(long, int)".into(),
+    );
+    art.set_timer(S);
+    let props = Arc::new(FakeProperties::default());
+    props.set(CONSENT, "1");
+    props.set(TRIGGERS, JANK);
+    let mut config = Config::new("com.example", "com.example", dir.clone());
+    config.ring_bytes = 64 << 10;
+    config.mode = MODE;
+    let c = Control::new(art, config, props, Box::new(FsStorage));
+    let t = FakeThread::new();
+    c.thread_attached(t.handle(), 42, "main", true);
+    c.start_tracing().unwrap();
+    assert!(t.entry(MODE, DO_FRAME, (3 * S) as u32));
+    assert!(t.exit((S + 10 * MS) as u32));
+    t.to_native();
+    for at in [S + 50 * MS, S + 100 * MS, S + 200 * MS] {
+        c.art().set_timer(at);
+        c.tick();
+    }
+    assert!(
+        c.triggers().fired().is_empty(),
+        "{:?}",
+        c.triggers().fired()
+    );
+    assert!(files_in(&dir).is_empty());
+}

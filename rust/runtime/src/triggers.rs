@@ -15,10 +15,13 @@
 //!   block or ring or takes a lock the thread takes.
 //! * **Laps and restarts.** After each read the reader remembers the slot before where it
 //!   reads next (the sentinel) and its value; if it has changed by the next read, or changes
-//!   while the read copies, the writer came round (or the ring was cleared and reused) and
-//!   the stretch is dropped. A 32-bit timestamp in every record makes an equal rewrite
-//!   practically impossible. A start record (tracing restarted: what ran meanwhile is lost)
-//!   forgets the calls in progress.
+//!   while the read copies, the writer came round and the stretch is dropped. A 32-bit
+//!   timestamp in every record makes an equal rewrite practically impossible. A ring cleared
+//!   and started again from slot 0 (a reclaim, then a start: the same address or another) is
+//!   a new run (`Traced::run`) and is read afresh: a new reader's sentinel lies half a ring
+//!   back, often an unwritten slot, zero before and after the clear, so it cannot tell. A
+//!   start record (tracing restarted: what ran meanwhile is lost) forgets the calls in
+//!   progress.
 //! * **Starting and restarting.** A new reader, or one that lost its place, first reads the
 //!   newest half ring before the cursor (back to the last start record in it), dated backward
 //!   from a timer read after the cursor, as a flush dates its window: a call that began

@@ -12,12 +12,13 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use common::emu::Rng;
-use hubble_format::pool::{Geometry, PoolWriter, POOL_HEADER_SLOTS, SEALED};
+use common::pool_guest::{feed, Layout};
+use hubble_format::pool::{Geometry, PoolWriter};
 use hubble_format::pool_traffic::{Op, Traffic, ROOMY, SATURATED};
 use hubble_format::slot::Mode;
 use hubble_hotpath_emu::nterp_a32::{self, symbols};
-use hubble_hotpath_emu::{field, thread_offsets};
-use unicorn_engine::{Arch, ArmCpuModel, Mode as UcMode, Prot, RegisterARM, Unicorn};
+use hubble_hotpath_emu::thread_offsets;
+use unicorn_engine::{Arch, ArmCpuModel, Mode as UcMode, RegisterARM, Unicorn};
 
 const CODE: u64 = 0x10_0000;
 const CODE_BYTES: u64 = 0x1000;
@@ -26,7 +27,13 @@ const RETURN: u64 = CODE + CODE_BYTES - 0x10;
 const THREADS: u64 = 0x40_0000;
 const STACK: u64 = 0x60_0000;
 const POOL: u64 = 0x100_0000;
-const TID_OFFSET: u64 = 12;
+const LAYOUT: Layout = Layout {
+    threads: THREADS,
+    stack: STACK,
+    pool: POOL,
+    offsets: thread_offsets::ARM32,
+    word_bytes: 4,
+};
 
 fn r(n: u8) -> i32 {
     match n {
@@ -82,14 +89,7 @@ impl Nterp {
         let mut uc = Unicorn::new(Arch::ARM, UcMode::ARM).expect("unicorn arm");
         uc.ctl_set_cpu_model(ArmCpuModel::CORTEX_A15 as i32)
             .unwrap();
-        uc.mem_map(CODE, CODE_BYTES, Prot::ALL).unwrap();
-        uc.mem_map(THREADS, 0x1000 * threads as u64, Prot::READ | Prot::WRITE)
-            .unwrap();
-        uc.mem_map(STACK, 0x1_0000, Prot::READ | Prot::WRITE)
-            .unwrap();
-        let pool_bytes = (geometry.total_slots() as u64 * 8 + 0xfff) & !0xfff;
-        uc.mem_map(POOL, pool_bytes, Prot::READ | Prot::WRITE)
-            .unwrap();
+        LAYOUT.map(&mut uc, CODE, CODE_BYTES, threads, geometry);
         assert!((code.len() as u64) < RETURN - CODE);
         uc.mem_write(CODE, code).unwrap();
         let after = mrrcs(code, symbols::HUBBLE_POOL_TAKE as usize);
@@ -120,10 +120,7 @@ impl Nterp {
         let mut writer = PoolWriter::new(Mode::Bits32, geometry, POOL);
         // P_TAKE: what compiled code calls; nterp calls the function directly.
         writer.set_take_entry((CODE + symbols::HUBBLE_POOL_TAKE) | 1);
-        for (i, word) in writer.slots()[..POOL_HEADER_SLOTS].iter().enumerate() {
-            uc.mem_write(POOL + 8 * i as u64, &word.to_le_bytes())
-                .unwrap();
-        }
+        LAYOUT.write_header(&mut uc, &writer);
         let mut n = Nterp {
             uc,
             writer,
@@ -136,28 +133,9 @@ impl Nterp {
         for i in 0..threads {
             let tid = 2000 + 11 * i as u32;
             n.tids.push(tid);
-            let thread = THREADS + 0x1000 * i as u64;
-            n.uc.mem_write(thread + TID_OFFSET, &tid.to_le_bytes())
-                .unwrap();
-            for (f, v) in [
-                (field::STOP, 0),
-                (field::LIMIT, 0),
-                (field::BEGIN, POOL as u32 | 1),
-                (field::END, 0),
-                (field::CURSOR, SEALED as u32),
-            ] {
-                n.uc.mem_write(thread + thread_offsets::ARM32[f] as u64, &v.to_le_bytes())
-                    .unwrap();
-            }
-            n.writer.start_thread(tid);
+            LAYOUT.start(&mut n.uc, &mut n.writer, i, tid);
         }
         n
-    }
-
-    fn word(&self, i: usize, f: usize) -> u64 {
-        let at = THREADS + 0x1000 * i as u64 + thread_offsets::ARM32[f] as u64;
-        let b = self.uc.mem_read_as_vec(at, 4).unwrap();
-        u64::from(u32::from_le_bytes(b.try_into().unwrap()))
     }
 
     /// One op through its A32 wrapper, every register random but r0 (the method at entry).
@@ -172,9 +150,7 @@ impl Nterp {
             self.uc.reg_write(r(n), v).unwrap();
             before.push((n, v));
         }
-        self.uc
-            .reg_write(r(9), THREADS + 0x1000 * i as u64)
-            .unwrap();
+        self.uc.reg_write(r(9), LAYOUT.thread(i)).unwrap();
         self.uc.reg_write(r(14), RETURN).unwrap();
         let sp = STACK + 0x8000 + 8 * self.rng.below(256);
         self.uc.reg_write(RegisterARM::SP as i32, sp).unwrap();
@@ -206,45 +182,11 @@ impl Nterp {
             sp,
             "SP moved"
         );
-        let tid = self.tids[i];
-        match entry {
-            Some(m) => {
-                self.writer.entry(tid, m, counter).unwrap();
-            }
-            None => {
-                self.writer.exit(tid, counter);
-            }
-        }
+        feed(&mut self.writer, self.tids[i], entry, counter);
     }
 
     fn check(&self, step: usize) {
-        let bytes = self
-            .uc
-            .mem_read_as_vec(POOL, self.geometry.total_slots() * 8)
-            .unwrap();
-        let got: Vec<u64> = bytes
-            .chunks_exact(8)
-            .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
-            .collect();
-        let want = self.writer.slots();
-        if let Some(k) = (0..want.len()).find(|&k| got[k] != want[k]) {
-            panic!(
-                "step {step}: pool slot {k} is {:#x}, the reference writer's {:#x}",
-                got[k], want[k]
-            );
-        }
-        for (i, &tid) in self.tids.iter().enumerate() {
-            let w = self.writer.words(tid).unwrap();
-            assert_eq!(
-                (
-                    self.word(i, field::CURSOR),
-                    self.word(i, field::LIMIT),
-                    self.word(i, field::END)
-                ),
-                (w.cursor, w.limit, w.end),
-                "step {step}: thread {i}'s cursor, limit, end"
-            );
-        }
+        LAYOUT.check(&self.uc, self.geometry, &self.writer, &self.tids, step);
     }
 }
 

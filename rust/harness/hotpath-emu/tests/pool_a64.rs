@@ -17,16 +17,23 @@ use std::rc::Rc;
 use common::disasm::{disassemble, Isa};
 use common::emu::{reg_a64 as x, Rng};
 use common::pool_code::{PoolCode, CODE, CODE_BYTES, STUB};
-use hubble_format::pool::{Geometry, PoolWriter, POOL_HEADER_SLOTS, SEALED};
+use common::pool_guest::{feed, Layout, TID_OFFSET};
+use hubble_format::pool::{Geometry, PoolWriter};
 use hubble_format::pool_traffic::{Op, Traffic, ROOMY, SATURATED, SMALL};
 use hubble_format::slot::Mode;
 use hubble_hotpath_emu::{field, pool_take_a64, thread_offsets, Kind};
-use unicorn_engine::{Arch, Mode as UcMode, Prot, RegisterARM64, Unicorn};
+use unicorn_engine::{Arch, Mode as UcMode, RegisterARM64, Unicorn};
 
 const THREADS: u64 = 0x5_0000_0000;
 const STACK: u64 = 0x6_0000_0000;
 const POOL: u64 = 0x7_0000_0000;
-const TID_OFFSET: u64 = 12;
+const LAYOUT: Layout = Layout {
+    threads: THREADS,
+    stack: STACK,
+    pool: POOL,
+    offsets: thread_offsets::A64,
+    word_bytes: 8,
+};
 
 /// The ISA's `tid` offset from thread-offsets.txt (ART's `Thread::TidOffset`).
 fn tid_offset() -> u64 {
@@ -59,14 +66,7 @@ impl Pool {
     fn new(geometry: Geometry, threads: usize, seed: u64, stub: &[u8]) -> Pool {
         assert_eq!(tid_offset(), TID_OFFSET);
         let mut uc = Unicorn::new(Arch::ARM64, UcMode::ARM).expect("unicorn arm64");
-        uc.mem_map(CODE, CODE_BYTES, Prot::ALL).unwrap();
-        uc.mem_map(THREADS, 0x1000 * threads as u64, Prot::READ | Prot::WRITE)
-            .unwrap();
-        uc.mem_map(STACK, 0x1_0000, Prot::READ | Prot::WRITE)
-            .unwrap();
-        let pool_bytes = (geometry.total_slots() as u64 * 8 + 0xfff) & !0xfff;
-        uc.mem_map(POOL, pool_bytes, Prot::READ | Prot::WRITE)
-            .unwrap();
+        LAYOUT.map(&mut uc, CODE, CODE_BYTES, threads, geometry);
         let counter = Rc::new(Cell::new(0u64));
         let takes = Rc::new(Cell::new(0u64));
         // Every MRS: its destination register gets the scripted counter (hooked on the next
@@ -91,11 +91,7 @@ impl Pool {
 
         let mut writer = PoolWriter::new(Mode::Bits64, geometry, POOL);
         writer.set_take_entry(STUB);
-        let header = &writer.slots()[..POOL_HEADER_SLOTS];
-        for (i, word) in header.iter().enumerate() {
-            uc.mem_write(POOL + 8 * i as u64, &word.to_le_bytes())
-                .unwrap();
-        }
+        LAYOUT.write_header(&mut uc, &writer);
         let mut pool = Pool {
             uc,
             blobs: placed,
@@ -116,31 +112,19 @@ impl Pool {
     }
 
     fn thread(i: usize) -> u64 {
-        THREADS + 0x1000 * i as u64
+        LAYOUT.thread(i)
     }
 
     fn word(&self, i: usize, f: usize) -> u64 {
-        let at = Pool::thread(i) + thread_offsets::A64[f] as u64;
-        u64::from_le_bytes(self.uc.mem_read_as_vec(at, 8).unwrap().try_into().unwrap())
+        LAYOUT.word(&self.uc, i, f)
     }
 
     fn set_word(&mut self, i: usize, f: usize, v: u64) {
-        let at = Pool::thread(i) + thread_offsets::A64[f] as u64;
-        self.uc.mem_write(at, &v.to_le_bytes()).unwrap();
+        LAYOUT.set_word(&mut self.uc, i, f, v);
     }
 
-    /// The control thread starts thread `i` in pool mode (`pool::start`): no block, seq 0.
     fn start(&mut self, i: usize) {
-        let tid = self.tids[i];
-        self.uc
-            .mem_write(Pool::thread(i) + TID_OFFSET, &tid.to_le_bytes())
-            .unwrap();
-        self.set_word(i, field::STOP, 0);
-        self.set_word(i, field::LIMIT, 0);
-        self.set_word(i, field::BEGIN, POOL | 1);
-        self.set_word(i, field::END, 0);
-        self.set_word(i, field::CURSOR, SEALED);
-        self.writer.start_thread(tid);
+        LAYOUT.start(&mut self.uc, &mut self.writer, i, self.tids[i]);
     }
 
     /// One trace point of `kind` on thread `i`, with every other register random.
@@ -172,53 +156,16 @@ impl Pool {
             sp,
             "SP moved"
         );
-        let tid = self.tids[i];
-        match kind {
-            Kind::Exit => {
-                self.writer.exit(tid, counter);
-            }
-            _ => {
-                self.writer.entry(tid, method, counter).unwrap();
-            }
-        }
+        let entry = (kind != Kind::Exit).then_some(method);
+        feed(&mut self.writer, self.tids[i], entry, counter);
     }
 
     fn pool_slots(&self) -> Vec<u64> {
-        let bytes = self
-            .uc
-            .mem_read_as_vec(POOL, self.geometry.total_slots() * 8)
-            .unwrap();
-        bytes
-            .chunks_exact(8)
-            .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
-            .collect()
+        LAYOUT.pool_slots(&self.uc, self.geometry)
     }
 
-    /// The whole pool and every thread's words against the reference writer.
     fn check(&self, step: usize) {
-        let got = self.pool_slots();
-        let want = self.writer.slots();
-        if let Some(k) = (0..want.len()).find(|&k| got[k] != want[k]) {
-            panic!(
-                "step {step}: pool slot {k} is {:#x}, the reference writer's {:#x}",
-                got[k], want[k]
-            );
-        }
-        for (i, &tid) in self.tids.iter().enumerate() {
-            let w = self.writer.words(tid).unwrap();
-            let words = (
-                self.word(i, field::CURSOR),
-                self.word(i, field::LIMIT),
-                self.word(i, field::END),
-            );
-            assert_eq!(
-                words,
-                (w.cursor, w.limit, w.end),
-                "step {step}: thread {i}'s cursor, limit, end"
-            );
-            assert_eq!(self.word(i, field::STOP), 0);
-            assert_eq!(self.word(i, field::BEGIN), POOL | 1);
-        }
+        LAYOUT.check(&self.uc, self.geometry, &self.writer, &self.tids, step);
     }
 }
 

@@ -18,11 +18,12 @@ use std::rc::Rc;
 
 use common::disasm::{disassemble, Isa};
 use common::emu::Rng;
-use hubble_format::pool::{Geometry, PoolWriter, POOL_HEADER_SLOTS, SEALED};
+use common::pool_guest::{feed, Layout, TID_OFFSET};
+use hubble_format::pool::{Geometry, PoolWriter};
 use hubble_format::pool_traffic::{Op, Traffic, ROOMY, SATURATED, SMALL};
 use hubble_format::slot::Mode;
 use hubble_hotpath_emu::{emit_t32, field, pool_take_t32, thread_offsets, Kind, Options};
-use unicorn_engine::{Arch, ArmCpuModel, Mode as UcMode, Prot, RegisterARM, Unicorn};
+use unicorn_engine::{Arch, ArmCpuModel, Mode as UcMode, RegisterARM, Unicorn};
 
 const CODE: u64 = 0x10_0000;
 const CODE_BYTES: u64 = 0x1_0000;
@@ -31,7 +32,13 @@ const STUB: u64 = CODE + 0x8000;
 const THREADS: u64 = 0x40_0000;
 const STACK: u64 = 0x60_0000;
 const POOL: u64 = 0x100_0000;
-const TID_OFFSET: u64 = 12;
+const LAYOUT: Layout = Layout {
+    threads: THREADS,
+    stack: STACK,
+    pool: POOL,
+    offsets: thread_offsets::ARM32,
+    word_bytes: 4,
+};
 /// The trace points' temps (the code generator's three; the lowest holds the cursor).
 const TEMPS: [u8; 3] = [4, 5, 6];
 /// The JNI stubs' exit temps (compiler/jni/quick/hubble_jni_trace.cc): r2, r3 and LR, which
@@ -105,14 +112,7 @@ impl Pool {
         let mut uc = Unicorn::new(Arch::ARM, UcMode::THUMB).expect("unicorn arm");
         uc.ctl_set_cpu_model(ArmCpuModel::CORTEX_A15 as i32)
             .unwrap();
-        uc.mem_map(CODE, CODE_BYTES, Prot::ALL).unwrap();
-        uc.mem_map(THREADS, 0x1000 * threads as u64, Prot::READ | Prot::WRITE)
-            .unwrap();
-        uc.mem_map(STACK, 0x1_0000, Prot::READ | Prot::WRITE)
-            .unwrap();
-        let pool_bytes = (geometry.total_slots() as u64 * 8 + 0xfff) & !0xfff;
-        uc.mem_map(POOL, pool_bytes, Prot::READ | Prot::WRITE)
-            .unwrap();
+        LAYOUT.map(&mut uc, CODE, CODE_BYTES, threads, geometry);
         // Every MRRC: its two destination registers get the scripted counter's halves (hooked
         // on the next instruction, once the MRRC has written them).
         let mut after_mrrc: HashMap<u64, ((u8, u8), bool)> = HashMap::new();
@@ -160,11 +160,7 @@ impl Pool {
 
         let mut writer = PoolWriter::new(Mode::Bits32, geometry, POOL);
         writer.set_take_entry(STUB | 1);
-        let header = &writer.slots()[..POOL_HEADER_SLOTS];
-        for (i, word) in header.iter().enumerate() {
-            uc.mem_write(POOL + 8 * i as u64, &word.to_le_bytes())
-                .unwrap();
-        }
+        LAYOUT.write_header(&mut uc, &writer);
         let mut pool = Pool {
             uc,
             temps,
@@ -186,33 +182,19 @@ impl Pool {
     }
 
     fn thread(i: usize) -> u64 {
-        THREADS + 0x1000 * i as u64
+        LAYOUT.thread(i)
     }
 
     fn word(&self, i: usize, f: usize) -> u64 {
-        let at = Pool::thread(i) + thread_offsets::ARM32[f] as u64;
-        let bytes = self.uc.mem_read_as_vec(at, 4).unwrap();
-        u64::from(u32::from_le_bytes(bytes.try_into().unwrap()))
+        LAYOUT.word(&self.uc, i, f)
     }
 
     fn set_word(&mut self, i: usize, f: usize, v: u64) {
-        let at = Pool::thread(i) + thread_offsets::ARM32[f] as u64;
-        let v = u32::try_from(v).expect("a 32-bit Thread word");
-        self.uc.mem_write(at, &v.to_le_bytes()).unwrap();
+        LAYOUT.set_word(&mut self.uc, i, f, v);
     }
 
-    /// The control thread starts thread `i` in pool mode (`pool::start`): no block, seq 0.
     fn start(&mut self, i: usize) {
-        let tid = self.tids[i];
-        self.uc
-            .mem_write(Pool::thread(i) + TID_OFFSET, &tid.to_le_bytes())
-            .unwrap();
-        self.set_word(i, field::STOP, 0);
-        self.set_word(i, field::LIMIT, 0);
-        self.set_word(i, field::BEGIN, POOL | 1);
-        self.set_word(i, field::END, 0);
-        self.set_word(i, field::CURSOR, SEALED);
-        self.writer.start_thread(tid);
+        LAYOUT.start(&mut self.uc, &mut self.writer, i, self.tids[i]);
     }
 
     /// One trace point of `kind` on thread `i`, with every other register random.
@@ -248,53 +230,16 @@ impl Pool {
             sp,
             "SP moved"
         );
-        let tid = self.tids[i];
-        match kind {
-            Kind::Exit => {
-                self.writer.exit(tid, counter);
-            }
-            _ => {
-                self.writer.entry(tid, method, counter).unwrap();
-            }
-        }
+        let entry = (kind != Kind::Exit).then_some(method);
+        feed(&mut self.writer, self.tids[i], entry, counter);
     }
 
     fn pool_slots(&self) -> Vec<u64> {
-        let bytes = self
-            .uc
-            .mem_read_as_vec(POOL, self.geometry.total_slots() * 8)
-            .unwrap();
-        bytes
-            .chunks_exact(8)
-            .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
-            .collect()
+        LAYOUT.pool_slots(&self.uc, self.geometry)
     }
 
-    /// The whole pool and every thread's words against the reference writer.
     fn check(&self, step: usize) {
-        let got = self.pool_slots();
-        let want = self.writer.slots();
-        if let Some(k) = (0..want.len()).find(|&k| got[k] != want[k]) {
-            panic!(
-                "step {step}: pool slot {k} is {:#x}, the reference writer's {:#x}",
-                got[k], want[k]
-            );
-        }
-        for (i, &tid) in self.tids.iter().enumerate() {
-            let w = self.writer.words(tid).unwrap();
-            let words = (
-                self.word(i, field::CURSOR),
-                self.word(i, field::LIMIT),
-                self.word(i, field::END),
-            );
-            assert_eq!(
-                words,
-                (w.cursor, w.limit, w.end),
-                "step {step}: thread {i}'s cursor, limit, end"
-            );
-            assert_eq!(self.word(i, field::STOP), 0);
-            assert_eq!(self.word(i, field::BEGIN), POOL | 1);
-        }
+        LAYOUT.check(&self.uc, self.geometry, &self.writer, &self.tids, step);
     }
 }
 

@@ -12,8 +12,11 @@
 //! sequential algorithm slot for slot; the races are the loom models' (`loom_pool.rs`).
 mod common;
 
-use common::pool::{blobs, function_bytes, traffic, Pool, Variant, CURSOR, LIMIT, STOP};
-use hubble_format::pool_traffic::{ROOMY, SATURATED, SMALL};
+use common::pool::{
+    a_stop_publishes_the_cursor, blobs, drops_as_the_reference_writer, function_bytes, traffic,
+    writes_slot_for_slot, Pool, Variant,
+};
+use hubble_format::pool_traffic::{ROOMY, SMALL};
 use hubble_hotpath_x86::{blob_command, Isa, Kind};
 
 const RCX_CURSOR: Variant = Variant {
@@ -59,57 +62,17 @@ const VARIANTS: [Variant; 7] = [
 
 #[test]
 fn many_threads_write_the_pool_slot_for_slot_as_the_reference_writer() {
-    for (k, &v) in VARIANTS.iter().enumerate() {
-        let steps = if k == 0 { 3000 } else { 600 };
-        let mut p = Pool::new(Isa::X86_64, ROOMY, 10, v);
-        traffic(&mut p, 10, steps, 0x4855_4242 + k as u64);
-        assert!(
-            p.takes > steps as u64 / 20,
-            "{} cursor {}: only {} blocks taken",
-            v.counter,
-            v.cursor,
-            p.takes
-        );
-        assert_eq!(p.writer.dropped, 0, "a pool with room dropped records");
-        if k == 0 {
-            // Reuse happened: the ticket counter went round the pool several times.
-            assert!(p.pool_slots()[0] > 4 * ROOMY.blocks as u64);
-        }
-    }
+    writes_slot_for_slot(Isa::X86_64, &VARIANTS);
 }
 
 #[test]
 fn a_saturated_pool_drops_records_exactly_as_the_reference_writer() {
-    let g = SATURATED;
-    let mut p = Pool::new(Isa::X86_64, g, 12, VARIANTS[1]);
-    traffic(&mut p, 12, 2000, 0xdead_beef);
-    assert!(p.writer.dropped > 10, "only {} drops", p.writer.dropped);
-    assert!(p.takes > 50);
+    drops_as_the_reference_writer(Isa::X86_64, VARIANTS[1]);
 }
 
 #[test]
 fn a_stop_in_pool_mode_publishes_the_cursor_in_the_current_block() {
-    let g = SMALL;
-    let mut p = Pool::new(Isa::X86_64, g, 2, RCX_CURSOR);
-    p.run(0, Kind::Entry, 0x7000_0040, 10);
-    p.run(0, Kind::Exit, 0, 11);
-    p.check(0);
-    let cursor = p.words(0)[CURSOR];
-    // request_stop: stop = 1, then the doorbell.
-    let (stop, limit) = (p.field(0, STOP), p.field(0, LIMIT));
-    p.h.poke(stop, 1);
-    p.h.poke(limit, 0);
-    let before = p.pool_slots();
-    let r = p.h.trace("exit 12\n");
-    assert_eq!(r.reads, 0, "no record, no block: no counter read");
-    let words = p.words(0);
-    assert_eq!(words[CURSOR], 0, "tracing off");
-    assert_eq!(words[STOP], cursor, "the end position, published");
-    assert_eq!(
-        p.pool_slots(),
-        before,
-        "nothing written, no block taken or sealed"
-    );
+    a_stop_publishes_the_cursor(Isa::X86_64, 2, RCX_CURSOR);
 }
 
 /// The comparison can fail: the block-end function with its reuse bound check removed (the

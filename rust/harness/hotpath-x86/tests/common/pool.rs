@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use hubble_format::pool::{Geometry, PoolWriter, POOL_HEADER_SLOTS, SEALED};
-use hubble_format::pool_traffic::{Op, Traffic};
+use hubble_format::pool_traffic::{Op, Traffic, ROOMY, SATURATED, SMALL};
 use hubble_format::Mode;
 use hubble_hotpath_x86::pool::{build_pool_harness, PoolHarness};
 use hubble_hotpath_x86::{blob_command, Blobs, Isa, Kind};
@@ -294,6 +294,60 @@ pub fn traffic(p: &mut Pool, threads: usize, steps: usize, seed: u64) {
         p.run(s.thread, kind, m, s.counter);
         p.check(step);
     }
+}
+
+/// Each variant under roomy skewed traffic of ten threads, slot for slot: blocks are taken
+/// and nothing is dropped; the first (longest) run goes round the pool several times, so
+/// blocks are reused.
+pub fn writes_slot_for_slot(isa: Isa, variants: &[Variant]) {
+    for (k, &v) in variants.iter().enumerate() {
+        let steps = if k == 0 { 3000 } else { 600 };
+        let mut p = Pool::new(isa, ROOMY, 10, v);
+        traffic(&mut p, 10, steps, 0x4855_4242 + k as u64);
+        assert!(
+            p.takes > steps as u64 / 20,
+            "{} cursor {}: only {} blocks taken",
+            v.counter,
+            v.cursor,
+            p.takes
+        );
+        assert_eq!(p.writer.dropped, 0, "a pool with room dropped records");
+        if k == 0 {
+            assert!(p.pool_slots()[0] > 4 * ROOMY.blocks as u64);
+        }
+    }
+}
+
+/// Twelve threads over a saturated pool: the drops are the reference writer's.
+pub fn drops_as_the_reference_writer(isa: Isa, v: Variant) {
+    let mut p = Pool::new(isa, SATURATED, 12, v);
+    traffic(&mut p, 12, 2000, 0xdead_beef);
+    assert!(p.writer.dropped > 10, "only {} drops", p.writer.dropped);
+    assert!(p.takes > 50);
+}
+
+/// A stop (`request_stop`: stop = 1, then the doorbell) answered at an exit publishes the
+/// cursor, inside the current block, and writes nothing to the pool.
+pub fn a_stop_publishes_the_cursor(isa: Isa, threads: usize, v: Variant) {
+    let mut p = Pool::new(isa, SMALL, threads, v);
+    p.run(0, Kind::Entry, 0x7000_0040, 10);
+    p.run(0, Kind::Exit, 0, 11);
+    p.check(0);
+    let cursor = p.words(0)[CURSOR];
+    let (stop, limit) = (p.field(0, STOP), p.field(0, LIMIT));
+    p.poke_word(stop, 1);
+    p.poke_word(limit, 0);
+    let before = p.pool_slots();
+    let r = p.h.trace("exit 12\n");
+    assert_eq!(r.reads, 0, "no record, no block: no counter read");
+    let words = p.words(0);
+    assert_eq!(words[CURSOR], 0, "tracing off");
+    assert_eq!(words[STOP], cursor, "the end position, published");
+    assert_eq!(
+        p.pool_slots(),
+        before,
+        "nothing written, no block taken or sealed"
+    );
 }
 
 /// The block-end function's bytes as the harness loaded them.

@@ -110,6 +110,49 @@ impl Rig {
     fn block(&self) -> &ThreadBlock {
         &self.t.block
     }
+    /// `ClassLoaderUnloadingWithTable` for the fake loader `loader`, then a new loader at its
+    /// addresses whose first method (`loader + 8`) is doFrame.
+    fn unload_and_reuse_as_do_frame(&self, loader: usize) {
+        self.c
+            .art()
+            .unload(loader, |l| assert_eq!(self.c.class_loader_unloading(l), 8));
+        self.c.art().reuse_loader(
+            loader,
+            &[(
+                loader as u64 + 8,
+                "void android.view.Choreographer.doFrame(long, int)",
+            )],
+        );
+    }
+    /// A second traced thread, 43, with 80 records of an unwatched method, and the tick at
+    /// 100 ms that starts its reader.
+    fn second_thread_read_from_100ms(&self) -> Box<FakeThread> {
+        let u = FakeThread::new();
+        self.c.thread_attached(u.handle(), 43, "u", false);
+        self.c.thread_foreground(u.handle());
+        self.c.rebalance().unwrap();
+        assert_eq!(self.c.traced_threads().len(), 2);
+        for i in 0..40 {
+            assert!(u.entry(MODE, OTHER, Self::ts(10 + i)));
+            assert!(u.exit(Self::ts(10 + i)));
+        }
+        u.to_native();
+        self.tick_at(100);
+        u
+    }
+    /// A 20 ms doFrame on `u` from 190 to 210 ms, across the tick at 200, then ticks to 500:
+    /// nothing may fire.
+    fn a_short_frame_on(&self, u: &FakeThread) {
+        assert!(u.entry(MODE, DO_FRAME, Self::ts(190)));
+        self.tick_at(200);
+        assert!(u.exit(Self::ts(210)));
+        for ms in [300, 400, 500] {
+            self.tick_at(ms);
+        }
+        let fired = self.c.triggers().fired();
+        assert!(fired.is_empty(), "{fired:?}");
+        assert!(self.files().is_empty());
+    }
 }
 
 fn files_in(dir: &Path) -> Vec<TraceFile> {
@@ -440,12 +483,7 @@ fn a_reused_method_address_is_classified_by_its_new_method() {
     let r = rig(JANK);
     // The old method at that address, not watched, then the unload and the new method.
     r.call(reused, 10, 60);
-    r.c.art()
-        .unload(LOADER, |l| assert_eq!(r.c.class_loader_unloading(l), 8));
-    r.c.art().reuse_loader(
-        LOADER,
-        &[(reused, "void android.view.Choreographer.doFrame(long, int)")],
-    );
+    r.unload_and_reuse_as_do_frame(LOADER);
     r.tick_at(70);
     // Reads 10..60, a stretch that began before the unload: the old method, nothing fires.
     r.tick_at(80);
@@ -468,12 +506,7 @@ fn an_unload_between_ticks_makes_the_detector_ask_again() {
     r.call(reused, 10, 60);
     r.tick_at(70);
     r.tick_at(80); // reads 10..60: classified as the old method
-    r.c.art()
-        .unload(LOADER, |l| assert_eq!(r.c.class_loader_unloading(l), 8));
-    r.c.art().reuse_loader(
-        LOADER,
-        &[(reused, "void android.view.Choreographer.doFrame(long, int)")],
-    );
+    r.unload_and_reuse_as_do_frame(LOADER);
     r.tick_at(90);
     r.call(reused, 100, 150);
     r.tick_at(160);
@@ -566,35 +599,14 @@ fn thresholds_are_counted_in_the_timers_ticks() {
 #[test]
 fn a_thread_moved_to_another_ring_is_read_afresh() {
     let r = rig(JANK);
-    let u = FakeThread::new();
-    r.c.thread_attached(u.handle(), 43, "u", false);
-    r.c.thread_foreground(u.handle());
-    r.c.rebalance().unwrap();
-    assert_eq!(r.c.traced_threads().len(), 2);
-    for i in 0..40 {
-        assert!(u.entry(MODE, OTHER, Rig::ts(10 + i)));
-        assert!(u.exit(Rig::ts(10 + i)));
-    }
-    u.to_native();
-    r.tick_at(100); // u's reader starts here
+    let u = r.second_thread_read_from_100ms();
     let old = u.block.begin.load(Ordering::Relaxed);
     r.t.to_native();
     r.c.set_thread_enabled(u.handle(), false).unwrap();
     r.c.set_thread_enabled(r.t.handle(), false).unwrap();
     r.c.set_thread_enabled(u.handle(), true).unwrap();
     assert_ne!(u.block.begin.load(Ordering::Relaxed), old, "another ring");
-    assert!(u.entry(MODE, DO_FRAME, Rig::ts(190)));
-    r.tick_at(200);
-    assert!(u.exit(Rig::ts(210)));
-    for ms in [300, 400, 500] {
-        r.tick_at(ms);
-    }
-    assert!(
-        r.c.triggers().fired().is_empty(),
-        "{:?}",
-        r.c.triggers().fired()
-    );
-    assert!(r.files().is_empty());
+    r.a_short_frame_on(&u);
 }
 
 /// The same with the same ring given back: disabled and enabled again between two ticks, the
@@ -602,32 +614,12 @@ fn a_thread_moved_to_another_ring_is_read_afresh() {
 #[test]
 fn a_thread_restarted_in_its_own_ring_is_read_afresh() {
     let r = rig(JANK);
-    let u = FakeThread::new();
-    r.c.thread_attached(u.handle(), 43, "u", false);
-    r.c.thread_foreground(u.handle());
-    r.c.rebalance().unwrap();
-    for i in 0..40 {
-        assert!(u.entry(MODE, OTHER, Rig::ts(10 + i)));
-        assert!(u.exit(Rig::ts(10 + i)));
-    }
-    u.to_native();
-    r.tick_at(100); // u's reader starts here
+    let u = r.second_thread_read_from_100ms();
     let old = u.block.begin.load(Ordering::Relaxed);
     r.c.set_thread_enabled(u.handle(), false).unwrap();
     r.c.set_thread_enabled(u.handle(), true).unwrap();
     assert_eq!(u.block.begin.load(Ordering::Relaxed), old, "the same ring");
-    assert!(u.entry(MODE, DO_FRAME, Rig::ts(190)));
-    r.tick_at(200);
-    assert!(u.exit(Rig::ts(210)));
-    for ms in [300, 400, 500] {
-        r.tick_at(ms);
-    }
-    assert!(
-        r.c.triggers().fired().is_empty(),
-        "{:?}",
-        r.c.triggers().fired()
-    );
-    assert!(r.files().is_empty());
+    r.a_short_frame_on(&u);
 }
 
 /// Reading forward keeps a call open across ticks however much runs inside it: a 4 KiB ring

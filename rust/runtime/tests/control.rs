@@ -29,6 +29,14 @@ fn config(dir: &Path) -> Config {
     c
 }
 
+/// A control whose stops time out after 5 ms (issue 20 A.4's late stops), with `threads` rings.
+fn impatient_control(dir: &Path, threads: usize) -> Control<FakeArt> {
+    let mut cfg = config(dir);
+    cfg.stop_timeout = std::time::Duration::from_millis(5);
+    cfg.threads = threads;
+    Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage))
+}
+
 fn control(dir: &Path, consent: bool, storage: Box<dyn Storage>) -> Control<FakeArt> {
     Control::new(FakeArt::default(), config(dir), props(consent), storage)
 }
@@ -634,10 +642,7 @@ fn a_stop_that_timed_out_is_finished_and_tracing_restarted_on_the_next_tick() {
 #[test]
 fn a_reclaim_that_timed_out_is_completed_on_the_next_tick() {
     let tmp = tempfile::tempdir().unwrap();
-    let mut cfg = config(&tmp.path().join("hubble"));
-    cfg.stop_timeout = std::time::Duration::from_millis(5);
-    cfg.threads = 1;
-    let c = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
+    let c = impatient_control(&tmp.path().join("hubble"), 1);
     let (a, b) = (FakeThread::new(), FakeThread::new());
     c.thread_attached(a.handle(), 1, "a", true);
     c.thread_attached(b.handle(), 2, "b", false);
@@ -669,10 +674,7 @@ fn a_reclaim_that_timed_out_is_completed_on_the_next_tick() {
 #[test]
 fn a_timed_out_reclaim_of_a_thread_wanted_again_restarts_it_on_the_next_tick() {
     let tmp = tempfile::tempdir().unwrap();
-    let mut cfg = config(&tmp.path().join("hubble"));
-    cfg.stop_timeout = std::time::Duration::from_millis(5);
-    cfg.threads = 1;
-    let c = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
+    let c = impatient_control(&tmp.path().join("hubble"), 1);
     let (a, b) = (FakeThread::new(), FakeThread::new());
     c.thread_attached(a.handle(), 1, "a", true);
     c.thread_attached(b.handle(), 2, "b", false);
@@ -703,10 +705,7 @@ fn a_pending_flush_outranks_a_pending_reclaim_in_either_order() {
     for flush_first in [false, true] {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("hubble");
-        let mut cfg = config(&dir);
-        cfg.stop_timeout = std::time::Duration::from_millis(5);
-        cfg.threads = 1;
-        let c = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
+        let c = impatient_control(&dir, 1);
         let (a, b) = (FakeThread::new(), FakeThread::new());
         c.thread_attached(a.handle(), 1, "a", true);
         c.thread_attached(b.handle(), 2, "b", false);
@@ -743,10 +742,7 @@ fn a_pending_flush_outranks_a_pending_reclaim_in_either_order() {
 #[test]
 fn a_late_reclaim_leaves_room_for_fewer_newcomers() {
     let tmp = tempfile::tempdir().unwrap();
-    let mut cfg = config(&tmp.path().join("hubble"));
-    cfg.stop_timeout = std::time::Duration::from_millis(5);
-    cfg.threads = 2;
-    let c = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
+    let c = impatient_control(&tmp.path().join("hubble"), 2);
     let ts: Vec<Box<FakeThread>> = (0..4).map(|_| FakeThread::new()).collect();
     for (i, t) in ts.iter().enumerate() {
         c.thread_attached(t.handle(), i as u32 + 1, "t", false);

@@ -261,18 +261,7 @@ pub fn run(p: &Params) -> Result<Report> {
     // The UI thread: tid = pid, as on Android.
     control.thread_attached(handle, std::process::id(), "main", true);
     let (tx, rx) = mpsc::channel::<Message>();
-    let control_thread = {
-        let control = control.clone();
-        std::thread::Builder::new()
-            .name("HubbleControl".into())
-            .spawn(move || {
-                // As hubble_runtime's RuntimeStarted does: trace the UI thread, then serve.
-                if let Err(e) = control.start_tracing() {
-                    eprintln!("[main-job] start_tracing: {e}");
-                }
-                hubble_runtime::control_loop(&*control, &rx);
-            })?
-    };
+    let control_thread = spawn_control_thread(&control, rx, "main-job")?;
     // SAFETY: the block lives in `thread`, kept alive until the end of this function.
     let block = unsafe { &*(block_addr as *const ThreadBlock) };
     let t0 = Instant::now();
@@ -587,4 +576,24 @@ fn install_hooks(m: &mut Machine, code: &guest::Code, events: Arc<Events>) -> Re
         .map_err(|e| anyhow!("hook: {e:?}"))?;
     }
     Ok(())
+}
+
+/// The control thread, as hubble_runtime's `control_thread` runs it after `RuntimeStarted`:
+/// start tracing (the UI thread), then serve [`hubble_runtime::control_loop`]. Without the
+/// attach and detach (the doubles have no ART to attach to), and with a start that fails said
+/// on stderr (`who` names the job), since the main job has no logger.
+pub(crate) fn spawn_control_thread<A: hubble_runtime::Art + Send + Sync + 'static>(
+    control: &Arc<Control<A>>,
+    rx: mpsc::Receiver<Message>,
+    who: &'static str,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    let control = control.clone();
+    std::thread::Builder::new()
+        .name("HubbleControl".into())
+        .spawn(move || {
+            if let Err(e) = control.start_tracing() {
+                eprintln!("[{who}] start_tracing: {e}");
+            }
+            hubble_runtime::control_loop(&*control, &rx);
+        })
 }

@@ -215,17 +215,7 @@ pub fn run(p: &Params) -> Result<Report> {
         threads.push(t);
     }
     let (tx, rx) = mpsc::channel::<Message>();
-    let control_thread = {
-        let control = control.clone();
-        std::thread::Builder::new()
-            .name("HubbleControl".into())
-            .spawn(move || {
-                if let Err(e) = control.start_tracing() {
-                    eprintln!("[main-job tasks] start_tracing: {e}");
-                }
-                hubble_runtime::control_loop(&*control, &rx);
-            })?
-    };
+    let control_thread = crate::run::spawn_control_thread(&control, rx, "main-job tasks")?;
     let t0 = Instant::now();
     while !threads
         .iter()

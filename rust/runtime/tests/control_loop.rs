@@ -10,16 +10,21 @@ use hubble_runtime::props::FakeProperties;
 use hubble_runtime::testing::FakeArt;
 use hubble_runtime::{control_loop, Config, Control, Message};
 
-#[test]
-fn an_idle_loop_ticks_every_tick_interval() {
-    let tmp = tempfile::tempdir().unwrap();
-    let config = Config::new("com.example", "com.example", tmp.path().to_path_buf());
-    let control = Arc::new(Control::new(
+/// A control with nothing to do: no properties, no threads.
+fn idle_control(dir: &std::path::Path) -> Arc<Control<FakeArt>> {
+    let config = Config::new("com.example", "com.example", dir.to_path_buf());
+    Arc::new(Control::new(
         FakeArt::default(),
         config,
         Arc::new(FakeProperties::default()),
         Box::new(FsStorage),
-    ));
+    ))
+}
+
+#[test]
+fn an_idle_loop_ticks_every_tick_interval() {
+    let tmp = tempfile::tempdir().unwrap();
+    let control = idle_control(tmp.path());
     let (tx, rx) = mpsc::channel();
     let c = control.clone();
     let thread = std::thread::spawn(move || control_loop(&*c, &rx));
@@ -38,13 +43,7 @@ fn an_idle_loop_ticks_every_tick_interval() {
 #[test]
 fn the_first_tick_comes_one_tick_interval_after_the_start() {
     let tmp = tempfile::tempdir().unwrap();
-    let config = Config::new("com.example", "com.example", tmp.path().to_path_buf());
-    let control = Arc::new(Control::new(
-        FakeArt::default(),
-        config,
-        Arc::new(FakeProperties::default()),
-        Box::new(FsStorage),
-    ));
+    let control = idle_control(tmp.path());
     let (tx, rx) = mpsc::channel();
     let c = control.clone();
     let start = std::time::Instant::now();

@@ -247,9 +247,13 @@ impl Pool {
 /// over a pool of `geometry`, through the block-end function `stub`.
 fn traffic(geometry: Geometry, threads: usize, steps: usize, seed: u64, stub: &[u8]) -> Pool {
     let mut p = Pool::new(geometry, threads, seed, stub);
-    let steps = Traffic::new(threads, seed ^ 0x5eed)
-        .narrow_pointers()
-        .take(steps);
+    drive(&mut p, threads, steps, seed ^ 0x5eed);
+    p
+}
+
+/// `steps` of the traffic of `threads` threads (from `seed`) through `p`, checked after each.
+fn drive(p: &mut Pool, threads: usize, steps: usize, seed: u64) {
+    let steps = Traffic::new(threads, seed).narrow_pointers().take(steps);
     for (step, s) in steps.enumerate() {
         let (kind, m) = match s.op {
             Op::Exit => (Kind::Exit, 0),
@@ -259,6 +263,19 @@ fn traffic(geometry: Geometry, threads: usize, steps: usize, seed: u64, stub: &[
         p.run(s.thread, kind, m, s.counter);
         p.check(step);
     }
+}
+
+/// Four threads through `stub` from a pool that has handed out 2^32 - 5 tickets (every block
+/// free from then): the head passes 2^32.
+fn across_two_to_the_32(stub: &[u8]) -> Pool {
+    let mut p = Pool::new(ROOMY, 4, 11, stub);
+    p.writer.set_next_ticket((1u64 << 32) - 5);
+    let slots = p.writer.slots()[..].to_vec();
+    for (k, word) in slots.iter().enumerate() {
+        p.uc.mem_write(POOL + 8 * k as u64, &word.to_le_bytes())
+            .unwrap();
+    }
+    drive(&mut p, 4, 1500, 0x32);
     p
 }
 
@@ -303,26 +320,7 @@ fn a_saturated_pool_drops_records_exactly_as_the_reference_writer() {
 /// high word in the fetch-add, the seal's bound and the claim's comparison alike.
 #[test]
 fn tickets_past_two_to_the_32_carry_into_the_high_word() {
-    let g = ROOMY;
-    let mut p = Pool::new(g, 4, 11, pool_take_t32());
-    // The control plane's pool has handed out 2^32 - 5 tickets: every block free from then.
-    let head = (1u64 << 32) - 5;
-    p.writer.set_next_ticket(head);
-    let slots = p.writer.slots()[..].to_vec();
-    for (k, word) in slots.iter().enumerate() {
-        p.uc.mem_write(POOL + 8 * k as u64, &word.to_le_bytes())
-            .unwrap();
-    }
-    let steps = Traffic::new(4, 0x32).narrow_pointers().take(1500);
-    for (step, s) in steps.enumerate() {
-        let (kind, m) = match s.op {
-            Op::Exit => (Kind::Exit, 0),
-            Op::EntryNarrow(m) | Op::Entry(m) => (Kind::Entry, m),
-            Op::Replace => unreachable!(),
-        };
-        p.run(s.thread, kind, m, s.counter);
-        p.check(step);
-    }
+    let p = across_two_to_the_32(pool_take_t32());
     assert!(p.pool_slots()[0] > 1 << 32, "the head crossed 2^32");
 }
 
@@ -387,27 +385,7 @@ fn without_the_carry_the_head_differs_past_two_to_the_32() {
         .clone();
     assert_eq!(adc.size, 4);
     stub[adc.offset..adc.offset + 4].copy_from_slice(&[0x4f, 0xf0, 0x00, 0x03]); // mov.w r3, #0
-    let g = ROOMY;
-    let mut p = Pool::new(g, 4, 11, &stub);
-    p.writer.set_next_ticket((1u64 << 32) - 5);
-    let slots = p.writer.slots()[..].to_vec();
-    for (k, word) in slots.iter().enumerate() {
-        p.uc.mem_write(POOL + 8 * k as u64, &word.to_le_bytes())
-            .unwrap();
-    }
-    for (step, s) in Traffic::new(4, 0x32)
-        .narrow_pointers()
-        .take(1500)
-        .enumerate()
-    {
-        let (kind, m) = match s.op {
-            Op::Exit => (Kind::Exit, 0),
-            Op::EntryNarrow(m) | Op::Entry(m) => (Kind::Entry, m),
-            Op::Replace => unreachable!(),
-        };
-        p.run(s.thread, kind, m, s.counter);
-        p.check(step);
-    }
+    across_two_to_the_32(&stub);
 }
 
 /// What a block take costs (docs/many-threads.md quotes these): instructions executed by one

@@ -119,10 +119,6 @@ struct State {
     classes: HashMap<u64, u64, BuildHasherDefault<PointerHasher>>,
     /// Symbol epoch the classification belongs to (an unload may reuse addresses).
     classes_epoch: u64,
-    /// Pointers classified this tick from names older than `classes_epoch` (a stretch that
-    /// began before an unload gets the dead loader's names): dropped from `classes` when the
-    /// tick ends, since a new method may live at that address now.
-    provisional: Vec<u64>,
     readers: HashMap<ThreadHandle, Reader>,
     /// Reason → timer value of its last flush.
     last_flush: HashMap<String, u64>,
@@ -314,8 +310,7 @@ pub(crate) fn tick<A: Art>(control: &Control<A>) {
     st.renew_classes(now.epoch);
     let mode = control.config().mode;
     let stretches = st.copy_stretches(control, now, || art.timer());
-    st.classify(control, &stretches, mode);
-    let provisional = std::mem::take(&mut st.provisional);
+    let provisional = st.classify(control, &stretches, mode);
     let hz = art.timer_hz();
     let thresholds: Vec<u64> = st.specs.iter().map(|s| ticks_of(s.threshold, hz)).collect();
     let mut hits = Vec::new();
@@ -547,7 +542,15 @@ impl State {
         }
     }
 
-    fn classify<A: Art>(&mut self, control: &Control<A>, stretches: &[Stretch], mode: Mode) {
+    /// Returns the pointers classified from names older than `classes_epoch` (a stretch that
+    /// began before an unload gets the dead loader's names): the tick drops them from
+    /// `classes` when it ends, since a new method may live at that address now.
+    fn classify<A: Art>(
+        &mut self,
+        control: &Control<A>,
+        stretches: &[Stretch],
+        mode: Mode,
+    ) -> Vec<u64> {
         let mut unknown: Vec<u64> = Vec::new();
         // Names as of the oldest stretch's start (symbols::resolve_missing: a pointer of a
         // loader unloaded since then is named from the dead-loader names, never by ART).
@@ -557,7 +560,7 @@ impl State {
             .map(|s| if s.backfill.is_some() { 0 } else { s.low.epoch })
             .min()
         else {
-            return;
+            return Vec::new();
         };
         for s in stretches {
             let fresh = s.backfill.is_some();
@@ -570,15 +573,17 @@ impl State {
             });
         }
         if unknown.is_empty() {
-            return;
+            return Vec::new();
         }
         unknown.sort_unstable();
         unknown.dedup();
         let mut names: Vec<Option<Arc<str>>> = vec![None; unknown.len()];
         control.resolve_names(&unknown, epoch, &mut names);
-        if epoch < self.classes_epoch {
-            self.provisional.extend_from_slice(&unknown);
-        }
+        let provisional = if epoch < self.classes_epoch {
+            unknown.clone()
+        } else {
+            Vec::new()
+        };
         for (p, name) in unknown.into_iter().zip(names) {
             let mask = name.map_or(0, |n| {
                 self.specs
@@ -589,6 +594,7 @@ impl State {
             });
             self.classes.insert(p, mask);
         }
+        provisional
     }
 }
 

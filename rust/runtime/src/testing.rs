@@ -137,8 +137,13 @@ impl FakeArt {
             .extend(Self::loader_methods_of(loader));
     }
 
-    /// A new class loader allocated where a freed one was (ART's allocator reuses the memory):
-    /// the same `ArtMethod*` values are live methods again, resolvable, and now named `names`.
+    /// A new class loader allocated where a freed one was: the same `ArtMethod*` values are
+    /// live methods again, resolvable, and now named `names`. ART 14 does reuse the memory:
+    /// `ClassLinker::DeleteClassLoader` ends with `delete data.allocator`
+    /// (runtime/class_linker.cc:2613-2645), whose `ArenaAllocator` destructor gives its arenas
+    /// back to the pool (libartbase/base/arena_allocator.cc:263-267), and every new loader's
+    /// `LinearAlloc`, where its `ArtMethod`s live, draws from that same pool
+    /// (`Runtime::CreateLinearAlloc`, runtime/runtime.cc:3151-3156).
     pub fn reuse_loader(&self, loader: usize, names: &[(u64, &str)]) {
         let mut freed = self.freed.lock().expect("freed");
         for m in Self::loader_methods_of(loader) {

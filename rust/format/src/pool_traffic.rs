@@ -117,10 +117,9 @@ impl Iterator for Traffic {
     type Item = Step;
 
     fn next(&mut self) -> Option<Step> {
-        let thread = if self.below(2) == 0 {
-            self.below(2) as usize
-        } else {
-            2 + self.below(self.threads as u64 - 2) as usize
+        let thread = match self.below(2) {
+            0 => self.below(2) as usize,
+            _ => 2 + self.below(self.threads as u64 - 2) as usize,
         };
         self.counter += 1 + self.below(50);
         let op = match self.below(20) {
@@ -162,5 +161,69 @@ mod tests {
             _ => true,
         }));
         assert!(Traffic::new(4, 7).take(2000).all(|s| s.op != Op::Replace));
+    }
+
+    /// The generator is splitmix64 (Steele, Lea and Flood, OOPSLA '14), checked against the
+    /// first output of the reference implementation (Vigna's `splitmix64.c`) from state 0.
+    #[test]
+    fn the_generator_is_splitmix64() {
+        let mut t = Traffic::new(3, 0);
+        assert_eq!(t.next_u64(), 0xe220_a839_7b1d_cdaf);
+    }
+
+    /// Each choice in the proportions `next` documents, over 200 000 steps (each share is far
+    /// more than 5 standard deviations inside its bounds), and every pointer an `ArtMethod*`
+    /// of the ranges `method` documents.
+    #[test]
+    fn every_choice_has_its_share_and_every_pointer_its_range() {
+        let threads = 10;
+        let n = 200_000;
+        let steps: Vec<Step> = Traffic::new(threads, 11)
+            .with_replacements()
+            .take(n)
+            .collect();
+        let share =
+            |f: &dyn Fn(&Step) -> bool| steps.iter().filter(|s| f(s)).count() as f64 / n as f64;
+        let near = |got: f64, want: f64| assert!((got - want).abs() < 0.01, "{got} for {want}");
+        near(share(&|s| s.thread == 0), 0.25);
+        near(share(&|s| s.thread == 1), 0.25);
+        for little in 2..threads {
+            near(share(&|s| s.thread == little), 0.5 / (threads - 2) as f64);
+        }
+        assert!(steps.iter().all(|s| s.thread < threads));
+        // below(20): 0 replaces a little thread (half the points), 0..=7 exits otherwise,
+        // 8..=11 narrow entries, the other 8 entries of which a third are wide.
+        near(share(&|s| s.op == Op::Replace), 0.5 / 20.0);
+        assert!(steps.iter().all(|s| s.op != Op::Replace || s.thread >= 2));
+        near(share(&|s| s.op == Op::Exit), 8.0 / 20.0 - 0.5 / 20.0);
+        near(share(&|s| matches!(s.op, Op::EntryNarrow(_))), 4.0 / 20.0);
+        let wide = |m: u64| m >> 32 != 0;
+        near(
+            share(&|s| matches!(s.op, Op::Entry(m) if wide(m))),
+            8.0 / 20.0 / 3.0,
+        );
+        near(
+            share(&|s| matches!(s.op, Op::Entry(m) if !wide(m))),
+            8.0 / 20.0 * 2.0 / 3.0,
+        );
+        let mut lows = alloc::collections::BTreeSet::new();
+        for s in &steps {
+            let (Op::Entry(m) | Op::EntryNarrow(m)) = s.op else {
+                continue;
+            };
+            let low = m & 0xffff_ffff;
+            assert!((0x7000_0000..0x7040_0000).contains(&low), "{m:#x}");
+            assert_eq!(low % 0x40, 0, "{m:#x} is not an ArtMethod's alignment");
+            assert!(
+                m >> 32 == 0 || (0x7f00..0x8000).contains(&(m >> 32)),
+                "{m:#x}"
+            );
+            lows.insert(low);
+        }
+        // 120 000 draws of 65 536 values: 65 536 (1 - e^-1.83), about 55 000, distinct.
+        assert!(lows.len() > 50_000, "{} distinct methods", lows.len());
+        // Counters step by 1 to 50, 25.5 on average.
+        let last = steps[n - 1].counter - (1 << 32);
+        near(last as f64 / n as f64 / 25.5, 1.0);
     }
 }

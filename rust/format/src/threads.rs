@@ -184,9 +184,8 @@ impl ThreadsFile {
             check_string(what, s)?;
         }
         check_metadata(&h.metadata)?;
-        if self.threads.len() > u32::MAX as usize {
-            return Err(invalid("thread count", "more than 2^32 threads"));
-        }
+        u32::try_from(self.threads.len())
+            .map_err(|_| invalid("thread count", "more than 2^32 threads"))?;
         for (i, t) in self.threads.iter().enumerate() {
             check_string("thread name", &t.thread_name)?;
             if i > 0 && self.threads[i - 1].tid >= t.tid {
@@ -307,7 +306,8 @@ impl ThreadsFile {
         let process_name = r.string("the process name")?;
         let reason = r.string("the trigger reason")?;
         // A count the rest of the file cannot hold is a cut file (or a corrupt count): either
-        // way no loop or allocation may follow it.
+        // way no loop or allocation may follow it. Such a file is reported at the count ("the
+        // symbol table"), one whose count fits where it ends ("a symbol").
         if symbol_count > left(&r) / SYMBOL_MIN {
             return Err(FileError::Truncated {
                 what: "the symbol table",
@@ -315,9 +315,9 @@ impl ThreadsFile {
         }
         let mut symbols = Vec::with_capacity(symbol_count);
         for _ in 0..symbol_count {
-            let pointer = r.u64("the symbol table")?;
-            let len = usize::from(r.u16("the symbol table")?);
-            let name = r.take(len, "the symbol table")?;
+            let pointer = r.u64("a symbol")?;
+            let len = usize::from(r.u16("a symbol")?);
+            let name = r.take(len, "a symbol")?;
             symbols.push((pointer, name));
         }
         let mut raw_metadata = Vec::with_capacity(metadata_count);
@@ -404,8 +404,8 @@ fn parse_section(r: &mut Reader<'_>) -> Result<ThreadSection, FileError> {
     let mut anchors = Vec::with_capacity(anchor_count);
     for _ in 0..anchor_count {
         anchors.push(TimeAnchor {
-            slots_after: r.u64("a thread's anchors")?,
-            bound: r.u64("a thread's anchors")?,
+            slots_after: r.u64("an anchor")?,
+            bound: r.u64("an anchor")?,
         });
     }
     if run_count > left(r) / RUN_FIXED {

@@ -494,6 +494,164 @@ fn raw_bytes(f: &ThreadsFile) -> Vec<u8> {
     resealed(out)
 }
 
+/// A run of no slots (its one block's records all overwritten by later takes is impossible, but
+/// the format allows it): the smallest run the reader must accept.
+fn empty_run(first_seq: u32, first_ticket: u64) -> Run {
+    Run {
+        first_seq,
+        blocks: 1,
+        first_ticket,
+        first_counter: 100,
+        slots: vec![],
+    }
+}
+
+fn empty_section(tid: u32, runs: Vec<Run>) -> ThreadSection {
+    ThreadSection {
+        tid,
+        thread_name: String::new(),
+        anchors: vec![],
+        runs,
+    }
+}
+
+/// Where the reader says a cut file ends, if it says so.
+fn cut_at(bytes: &[u8]) -> Option<&'static str> {
+    match ThreadsFile::parse(bytes) {
+        Err(FileError::Truncated { what }) => Some(what),
+        _ => None,
+    }
+}
+
+/// Files where a count's items are as small as the format allows and end right before the
+/// checksum, so each count is exactly what the rest of the file can hold: 30 symbols of empty
+/// names (10 bytes each), 30 sections of one empty run and an empty name (46 bytes each), 30
+/// empty runs (32 bytes each).
+fn tight_files() -> Vec<(&'static str, ThreadsFile)> {
+    let mut symbols = small();
+    symbols.threads.clear();
+    symbols.header.metadata.clear();
+    symbols.symbols = (0..30)
+        .map(|i| (0x7000_0000 + 8 * i, String::new()))
+        .collect();
+    let mut sections = small();
+    sections.threads = (0..30)
+        .map(|t| empty_section(t, vec![empty_run(0, 1)]))
+        .collect();
+    let mut runs = small();
+    runs.threads = vec![empty_section(
+        1,
+        (0..30)
+            .map(|k| empty_run(2 * k, u64::from(k) + 1))
+            .collect(),
+    )];
+    vec![("symbols", symbols), ("sections", sections), ("runs", runs)]
+}
+
+#[test]
+fn counts_that_the_rest_of_the_file_holds_exactly_are_read() {
+    for (what, f) in tight_files() {
+        let bytes = f.to_bytes().unwrap();
+        assert_eq!(ThreadsFile::parse(&bytes).unwrap(), f, "{what}");
+    }
+}
+
+/// The count of each tight file one more than its items: the rest of the file cannot hold
+/// it, which the reader says at the count, before reading any item.
+#[test]
+fn a_count_the_rest_of_the_file_cannot_hold_is_reported_at_the_count() {
+    let files = tight_files();
+    // (file, offset of its u32 count, what the reader must say)
+    let header = |f: &ThreadsFile| 48 + 2 + f.header.process_name.len() + 2 + f.header.reason.len();
+    let symbols = &files[0].1;
+    let sections = &files[1].1;
+    let metadata: usize = sections
+        .header
+        .metadata
+        .iter()
+        .map(|(k, v)| 4 + k.len() + v.len())
+        .sum();
+    let symbol_table: usize = sections.symbols.values().map(|n| 10 + n.len()).sum();
+    let runs = &files[2].1;
+    // The run count of the only section, right after its tid.
+    let run_count_at = header(runs) + symbol_table + metadata + 4;
+    let cases: [(&ThreadsFile, usize, &str); 3] = [
+        (symbols, 44, "the symbol table"),
+        (sections, 12, "the thread sections"),
+        (runs, run_count_at, "a thread's runs"),
+    ];
+    for (f, at, what) in cases {
+        let mut bytes = f.to_bytes().unwrap();
+        let count = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+        assert_eq!(count, 30, "{what}: the count at {at}");
+        bytes[at..at + 4].copy_from_slice(&31u32.to_le_bytes());
+        assert_eq!(cut_at(&bytes), Some(what), "31 where 30 fit");
+    }
+    // An anchor count far beyond the bytes left (16 each) is refused at the count too.
+    let mut bytes = small().to_bytes().unwrap();
+    let anchors_at = header(&small()) + 10 + "void a.B.c()".len() + 4 + 11 + 2 + 8;
+    assert_eq!(bytes[anchors_at..anchors_at + 4], 1u32.to_le_bytes());
+    bytes[anchors_at..anchors_at + 4].copy_from_slice(&1000u32.to_le_bytes());
+    assert_eq!(cut_at(&bytes), Some("a thread's anchors"));
+}
+
+#[test]
+fn a_cut_in_the_fixed_header_is_named() {
+    let bytes = small().to_bytes().unwrap();
+    for len in 0..48 {
+        let what = if len < 8 { "the magic" } else { "the header" };
+        assert_eq!(cut_at(&bytes[..len]), Some(what), "{len} bytes");
+    }
+}
+
+#[test]
+fn metadata_up_to_its_limit_in_increasing_keys() {
+    let limit = hubble_format::file::MAX_METADATA;
+    let mut f = small();
+    f.header.metadata = (0..limit)
+        .map(|i| (format!("k{i:02}"), format!("{i}")))
+        .collect();
+    let bytes = f.to_bytes().unwrap();
+    assert_eq!(ThreadsFile::parse(&bytes).unwrap(), f);
+    // One more, written without the writer's check.
+    f.header.metadata.insert("z".into(), "1".into());
+    match ThreadsFile::parse(&raw_bytes(&f)) {
+        Err(FileError::Invalid { field, .. }) => assert_eq!(field, "metadata count"),
+        other => panic!("{} metadata: {other:?}", limit + 1),
+    }
+    // Keys out of order, or twice: the two entries of `a` and `b` swapped, then `a` twice.
+    let mut f = small();
+    f.header.metadata = BTreeMap::from([("a".into(), "1".into()), ("b".into(), "2".into())]);
+    let bytes = raw_bytes(&f);
+    let (a, b) = (b"\x01\x00a\x01\x001", b"\x01\x00b\x01\x002");
+    let at = bytes
+        .windows(12)
+        .position(|w| w[..6] == a[..] && w[6..] == b[..])
+        .unwrap();
+    for second in [a, b] {
+        let mut bad = bytes.clone();
+        bad[at..at + 6].copy_from_slice(b);
+        bad[at + 6..at + 12].copy_from_slice(second);
+        if second == b {
+            bad[at + 6..at + 12].copy_from_slice(a);
+        }
+        match ThreadsFile::parse(&resealed(bad)) {
+            Err(FileError::Invalid { field, .. }) => assert_eq!(field, "metadata"),
+            other => panic!("keys b, {}: {other:?}", second[2] as char),
+        }
+    }
+}
+
+#[test]
+fn bytes_after_the_checksum_are_counted() {
+    let mut bytes = small().to_bytes().unwrap();
+    bytes.extend_from_slice(&[0; 3]);
+    assert!(matches!(
+        ThreadsFile::parse(&bytes),
+        Err(FileError::TrailingBytes(3))
+    ));
+}
+
 #[test]
 fn the_tests_layout_is_the_writers() {
     let f = small();

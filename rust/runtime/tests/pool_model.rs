@@ -323,6 +323,36 @@ fn force_close_seals_only_a_parked_threads_block_and_held_ticket_names_it() {
 
 /// The flush's snapshot closes each stopped thread's open block at its published end, and
 /// only for a real end (not SEALED, not the stop request's 1).
+/// `held_ticket` names the block a thread holds in every block of pools wherever the heap put
+/// them: block arithmetic relative to the pool's first block must not only hold for bases that
+/// happen to be aligned to a block's size (ROOMY's blocks are 136 bytes, SMALL's 72; sixteen
+/// pools alive at once are at sixteen addresses).
+#[test]
+fn held_ticket_names_each_block_of_pools_at_any_address() {
+    let mut alive = Vec::new();
+    for k in 0..16 {
+        let g = if k % 2 == 0 { ROOMY } else { hubble_format::pool_traffic::SMALL };
+        let p = Pool::new(Mode::Bits64, g);
+        let b = ThreadBlock::default();
+        pool::start(&b, &p, 0);
+        // One thread alone takes the blocks in ticket order; after each record it holds one.
+        let mut held = Vec::new();
+        let mut counter = 1;
+        while held.len() < g.blocks {
+            assert!(pool::trace_exit(&b, &p, 7, counter));
+            counter += 1;
+            let Some(t) = pool::held_ticket(&b, &p) else {
+                panic!("pool {k} at {:#x}: no block after record {counter}", p.base());
+            };
+            if held.last() != Some(&t) {
+                held.push(t);
+            }
+        }
+        assert_eq!(held, (0..g.blocks as u64).collect::<Vec<_>>(), "pool {k}");
+        alive.push((p, b));
+    }
+}
+
 #[test]
 fn the_snapshot_closes_open_blocks_at_published_ends_only() {
     let (p, _b, held, end) = stopped_in_a_block(2);

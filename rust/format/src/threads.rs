@@ -420,12 +420,15 @@ fn parse_section(r: &mut Reader<'_>) -> Result<ThreadSection, FileError> {
         let first_ticket = r.u64("a run")?;
         let first_counter = r.u64("a run")?;
         let slot_count = r.u64("a run")?;
-        if slot_count > (left(r) / 8) as u64 {
-            return Err(FileError::Truncated {
+        // `take` bounds the slots by the bytes left; a count whose byte length does not even
+        // fit a usize is a cut (or corrupt) file as well.
+        let len = usize::try_from(slot_count)
+            .ok()
+            .and_then(|n| n.checked_mul(8))
+            .ok_or(FileError::Truncated {
                 what: "a run's slots",
-            });
-        }
-        let bytes = r.take(slot_count as usize * 8, "a run's slots")?;
+            })?;
+        let bytes = r.take(len, "a run's slots")?;
         let slots = bytes
             .chunks_exact(8)
             .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))

@@ -587,6 +587,15 @@ fn a_count_the_rest_of_the_file_cannot_hold_is_reported_at_the_count() {
         bytes[at..at + 4].copy_from_slice(&31u32.to_le_bytes());
         assert_eq!(cut_at(&bytes), Some(what), "31 where 30 fit");
     }
+    // The last run's slot count (its last field, before the checksum), from one slot too many
+    // to counts whose byte length overflows.
+    let tight = runs.to_bytes().unwrap();
+    let at = tight.len() - 4 - 8;
+    for count in [1, 1 << 61, u64::MAX] {
+        let mut bytes = tight.clone();
+        bytes[at..at + 8].copy_from_slice(&count.to_le_bytes());
+        assert_eq!(cut_at(&bytes), Some("a run's slots"), "{count} slots");
+    }
     // An anchor count far beyond the bytes left (16 each) is refused at the count too.
     let mut bytes = small().to_bytes().unwrap();
     let anchors_at = header(&small()) + 10 + "void a.B.c()".len() + 4 + 11 + 2 + 8;

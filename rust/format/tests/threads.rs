@@ -651,6 +651,29 @@ fn metadata_up_to_its_limit_in_increasing_keys() {
     }
 }
 
+/// Names and the reason up to `MAX_STRING` (4 096 bytes) are written and read back; a byte more
+/// is refused by the writer, naming the field.
+#[test]
+fn every_string_up_to_its_limit() {
+    let limit = hubble_format::file::MAX_STRING;
+    type Set = fn(&mut ThreadsFile, String);
+    let fields: [(&str, Set); 3] = [
+        ("process name", |f, s| f.header.process_name = s),
+        ("trigger reason", |f, s| f.header.reason = s),
+        ("thread name", |f, s| f.threads[1].thread_name = s),
+    ];
+    for (field, set) in fields {
+        let mut f = small();
+        set(&mut f, "n".repeat(limit));
+        assert_eq!(ThreadsFile::parse(&f.to_bytes().unwrap()).unwrap(), f, "{field}");
+        set(&mut f, "n".repeat(limit + 1));
+        match f.to_bytes() {
+            Err(FileError::Invalid { field: got, .. }) => assert_eq!(got, field),
+            other => panic!("{field} of {} bytes: {other:?}", limit + 1),
+        }
+    }
+}
+
 #[test]
 fn bytes_after_the_checksum_are_counted() {
     let mut bytes = small().to_bytes().unwrap();

@@ -1604,37 +1604,20 @@ impl<A: Art> Control<A> {
         let mut present = PointerSet::default();
         if let Some(p) = &self.pool {
             // Every slot of the pool (headers too: a false candidate only keeps a name longer).
+            // The first slot has no predecessor: 0, never a method.
             let slots = p.copy();
             let sym = lock(&self.symbols);
-            for (i, &v) in slots.iter().enumerate() {
-                let candidate = match v as u32 {
-                    0 | 2 | 3 => continue,
-                    1 if i > 0 => slots[i - 1],
-                    1 => continue,
-                    lo => u64::from(lo),
-                };
-                if sym.has_dead(candidate) {
-                    present.insert(candidate);
-                }
-            }
+            keep_dead_pointers(&sym, slots.iter().copied(), 0, &mut present);
         }
         {
             let reg = self.registry();
             let sym = lock(&self.symbols);
             for t in reg.threads.values().filter_map(|e| e.traced.as_ref()) {
                 let slots = t.ring.slots().slots;
-                let n = slots.len();
-                for i in 0..n {
-                    let v = slots[i].load(crate::sync::Ordering::Relaxed);
-                    let candidate = match v as u32 {
-                        0 | 2 | 3 => continue, // exit, pad, start record
-                        1 => slots[(i + n - 1) % n].load(crate::sync::Ordering::Relaxed),
-                        lo => u64::from(lo),
-                    };
-                    if sym.has_dead(candidate) {
-                        present.insert(candidate);
-                    }
-                }
+                let load = |s: &crate::sync::AtomicU64| s.load(crate::sync::Ordering::Relaxed);
+                // A ring's first slot follows its last.
+                let last = slots.last().map_or(0, load);
+                keep_dead_pointers(&sym, slots.iter().map(load), last, &mut present);
             }
         }
         let mut sym = lock(&self.symbols);
@@ -1792,6 +1775,29 @@ impl<A: Art> Resolver for ArtResolver<'_, A> {
     }
     fn resolve(&self, pointers: &[u64], generation: u64, out: &mut Vec<String>) -> bool {
         self.0.resolve_unless_unloaded(pointers, generation, out)
+    }
+}
+
+/// Adds to `present` every pointer among `slots` (read in order, `before` the slot preceding
+/// the first) that has a dead-loader name: a narrow entry's low word, or the slot before a wide
+/// entry's marker (low word 1). Exits, pads and start records (0, 2, 3) name nothing.
+fn keep_dead_pointers(
+    sym: &Symbols,
+    slots: impl Iterator<Item = u64>,
+    before: u64,
+    present: &mut PointerSet,
+) {
+    let mut previous = before;
+    for v in slots {
+        let candidate = match v as u32 {
+            0 | 2 | 3 => None,
+            1 => Some(previous),
+            lo => Some(u64::from(lo)),
+        };
+        if let Some(c) = candidate.filter(|&c| sym.has_dead(c)) {
+            present.insert(c);
+        }
+        previous = v;
     }
 }
 

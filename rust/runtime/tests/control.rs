@@ -637,6 +637,46 @@ fn a_stop_that_timed_out_is_finished_and_tracing_restarted_on_the_next_tick() {
     assert_eq!(c.stats.flushes.load(Ordering::Relaxed), 1);
 }
 
+/// The other way a late stop ends: the thread never reaches a trace point but leaves managed
+/// code (a JNI call, a wait), where the control thread may stop it itself. The tick after that
+/// finishes the flush; while it stays runnable and silent, ticks leave the stop pending.
+#[test]
+fn a_stop_that_timed_out_is_finished_once_the_thread_leaves_managed_code() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("hubble");
+    let mut cfg = config(&dir);
+    cfg.stop_timeout = std::time::Duration::from_millis(5);
+    let c = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
+    let t = FakeThread::new();
+    c.thread_attached(t.handle(), 42, "main", true);
+    c.start_tracing().unwrap();
+    t.to_runnable();
+    let methods = calls(&t, 6);
+    assert!(matches!(
+        c.flush(t.handle(), "jank"),
+        Err(RuntimeError::StopTimeout(..))
+    ));
+    c.tick();
+    assert!(
+        std::fs::read_dir(&dir).map_or(true, |d| d.count() == 0),
+        "runnable and silent: still pending"
+    );
+    t.to_native();
+    c.tick();
+    let file = only_file(&dir);
+    assert_eq!(file.header.reason, "jank");
+    let entries = file
+        .decode_events()
+        .unwrap()
+        .events
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::Entry { .. }))
+        .count();
+    assert_eq!(entries, methods.len());
+    t.to_runnable();
+    assert!(t.exit(9001), "tracing is on again");
+}
+
 /// Issue 20 A.4, the reclaim side: a thread that fell out of the N traced but did not answer in
 /// time keeps its ring (and the newcomer waits) until it stops; the next tick completes the swap.
 #[test]
@@ -847,6 +887,53 @@ fn dead_loader_names_are_bounded_by_what_the_rings_hold() {
     c.flush(t.handle(), "after").unwrap();
     let f = only_file(&dir);
     assert_eq!(f.symbols[&kept], FakeArt::name_of(kept));
+}
+
+/// The scan starts when exactly `dead_names_scan_at` names are kept, not one later, and keeps
+/// what a ring holds in both encodings: a narrow entry (a loader below 4 GiB) and a wide one (the
+/// pointer's slot, then a marker slot), both written after other calls, away from the ring's
+/// first slots.
+#[test]
+fn the_dead_name_scan_starts_at_its_bound_and_keeps_narrow_and_wide_entries() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("hubble");
+    let mut cfg = config(&dir);
+    cfg.dead_names_scan_at = 16;
+    let c = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
+    let t = FakeThread::new();
+    c.thread_attached(t.handle(), 1, "main", true);
+    c.start_tracing().unwrap();
+    let (wide_loader, narrow_loader) = (0x7f10_0000_0000usize, 0x7000_0000usize);
+    let wide = FakeArt::loader_methods_of(wide_loader)[2];
+    let narrow = FakeArt::loader_methods_of(narrow_loader)[4];
+    assert!(wide >> 32 != 0 && narrow >> 32 == 0);
+    t.to_runnable();
+    let mut ts = 1;
+    for m in [0x1000, 0x1010, 0x1020, wide, 0x1030, narrow] {
+        assert!(t.entry(MODE, m, ts));
+        assert!(t.exit(ts + 1));
+        ts += 2;
+    }
+    t.to_native();
+    let unload = |l: usize| {
+        c.art().unload(l, |l| {
+            c.class_loader_unloading(l);
+        })
+    };
+    unload(wide_loader);
+    c.tick();
+    assert_eq!(c.dead_names(), 8, "8 names, below the bound: no scan");
+    unload(narrow_loader);
+    c.tick();
+    assert_eq!(
+        c.dead_names(),
+        2,
+        "16 names: the scan keeps the two the ring holds"
+    );
+    c.flush(t.handle(), "after").unwrap();
+    let f = only_file(&dir);
+    assert_eq!(f.symbols[&wide], FakeArt::name_of(wide));
+    assert_eq!(f.symbols[&narrow], FakeArt::name_of(narrow));
 }
 
 /// A control thread that ART refused to attach (`Thread::Attach` returns null while the runtime

@@ -456,6 +456,88 @@ fn a_pending_flush_outranks_a_pending_reclaim_of_a_pooled_thread() {
     assert_eq!(files.len(), 1, "the flush was finished");
 }
 
+/// Dead-loader names in many-thread mode: the scan reads every block of the pool and keeps
+/// the names of a narrow and a wide entry (the pointer's slot, then its marker) a thread wrote
+/// after other calls; the flush names both.
+#[test]
+fn the_dead_name_scan_keeps_what_the_pool_holds() {
+    let mut cfg = Config::new("com.example", "com.example", PathBuf::from("/data/hubble"));
+    cfg.mode = MODE;
+    cfg.pool = Some(G);
+    cfg.dead_names_scan_at = 16;
+    let props = Arc::new(FakeProperties::default());
+    props.set(CONSENT, "1");
+    let files = Arc::new(MemStorage::default());
+    let c = Control::new(FakeArt::default(), cfg, props, Box::new(files.clone()));
+    let t = FakeThread::new();
+    c.thread_attached(t.handle(), 21, "t", false);
+    c.start_tracing().unwrap();
+    let p = c.pool().unwrap();
+    let (wide_loader, narrow_loader) = (0x7f10_0000_0000usize, 0x7000_0000usize);
+    let wide = FakeArt::loader_methods_of(wide_loader)[2];
+    let narrow = FakeArt::loader_methods_of(narrow_loader)[4];
+    let mut wrote = write_calls(&c, &t, 21, 3);
+    t.to_runnable();
+    for m in [wide, method(21, 9), narrow] {
+        let now = c.art().timer();
+        assert!(t.pool_entry(p, 21, m, now));
+        wrote.push((true, m, now));
+    }
+    t.to_native();
+    for l in [wide_loader, narrow_loader] {
+        c.art().unload(l, |l| {
+            c.class_loader_unloading(l);
+        });
+    }
+    assert_eq!(c.dead_names(), 16);
+    c.tick();
+    assert_eq!(c.dead_names(), 2, "the two names the pool holds");
+    let path = c.flush(0, "after").unwrap().path.unwrap();
+    let (trace, got) = records_by_tid(&files, &path);
+    assert_eq!(got[&21], wrote);
+    let Trace::Threads(file) = &trace else {
+        panic!("not a version 4 file")
+    };
+    for m in [wide, narrow] {
+        assert_eq!(file.symbols[&m], FakeArt::name_of(m));
+    }
+}
+
+/// A pooled thread disabled while it runs without trace points keeps its block until it
+/// stops; once it has answered, the next tick completes the reclaim: it leaves the traced set
+/// and its block is handed back. A reclaim writes no file.
+#[test]
+fn a_late_reclaim_of_a_pooled_thread_is_completed_on_the_next_tick() {
+    let (c, files) = pool_control(Duration::from_millis(5));
+    c.start_tracing().unwrap();
+    let t = FakeThread::new();
+    c.thread_attached(t.handle(), 402, "t", false);
+    c.rebalance().unwrap();
+    let p = c.pool().unwrap();
+    t.to_runnable();
+    assert!(t.pool_entry(p, 402, method(402, 0), c.art().timer()));
+    let held = t.block.end.load(Ordering::Relaxed);
+    assert!(matches!(
+        c.set_thread_enabled(t.handle(), false),
+        Err(RuntimeError::StopTimeout(..))
+    ));
+    c.tick();
+    assert_eq!(
+        c.traced_threads(),
+        vec![t.handle()],
+        "runnable and silent: it keeps its block"
+    );
+    assert!(
+        !t.pool_exit(p, 402, c.art().timer()),
+        "answers the doorbell"
+    );
+    c.tick();
+    assert!(c.traced_threads().is_empty(), "reclaimed");
+    let state = p.copy()[(held - p.base()) / SLOT + H_STATE];
+    assert_ne!(state, OWNED, "its block handed back");
+    assert!(files.files.lock().unwrap().is_empty());
+}
+
 /// BTrace's bound on active blocks: a thread that idles in native code after writing a little
 /// would keep its block OWNED for good. Once the pool has gone more than N − A tickets round
 /// since it took its block, the tick closes it (under its state lock); a runnable thread's

@@ -331,7 +331,11 @@ fn force_close_seals_only_a_parked_threads_block_and_held_ticket_names_it() {
 fn held_ticket_names_each_block_of_pools_at_any_address() {
     let mut alive = Vec::new();
     for k in 0..16 {
-        let g = if k % 2 == 0 { ROOMY } else { hubble_format::pool_traffic::SMALL };
+        let g = if k % 2 == 0 {
+            ROOMY
+        } else {
+            hubble_format::pool_traffic::SMALL
+        };
         let p = Pool::new(Mode::Bits64, g);
         let b = ThreadBlock::default();
         pool::start(&b, &p, 0);
@@ -342,7 +346,10 @@ fn held_ticket_names_each_block_of_pools_at_any_address() {
             assert!(pool::trace_exit(&b, &p, 7, counter));
             counter += 1;
             let Some(t) = pool::held_ticket(&b, &p) else {
-                panic!("pool {k} at {:#x}: no block after record {counter}", p.base());
+                panic!(
+                    "pool {k} at {:#x}: no block after record {counter}",
+                    p.base()
+                );
             };
             if held.last() != Some(&t) {
                 held.push(t);

@@ -1750,11 +1750,6 @@ impl<A: Art> Control<A> {
     pub(crate) fn properties(&self) -> &dyn PropertySource {
         &*self.props
     }
-
-    /// The thread's block address (for tests and tools).
-    pub fn block_address(&self, thread: ThreadHandle) -> Option<usize> {
-        self.registry().threads.get(&thread).map(|e| e.block)
-    }
 }
 
 /// A thread stopped by [`Control::stop_pooled`].

@@ -665,12 +665,85 @@ fn every_string_up_to_its_limit() {
     for (field, set) in fields {
         let mut f = small();
         set(&mut f, "n".repeat(limit));
-        assert_eq!(ThreadsFile::parse(&f.to_bytes().unwrap()).unwrap(), f, "{field}");
+        assert_eq!(
+            ThreadsFile::parse(&f.to_bytes().unwrap()).unwrap(),
+            f,
+            "{field}"
+        );
         set(&mut f, "n".repeat(limit + 1));
         match f.to_bytes() {
             Err(FileError::Invalid { field: got, .. }) => assert_eq!(got, field),
             other => panic!("{field} of {} bytes: {other:?}", limit + 1),
         }
+    }
+}
+
+/// An older run's clock, as `into_run_files` gives it to the one-window tools: the newest
+/// record's full counter is the latest one with its low half at or before the next run's first
+/// counter, or before the bound of an anchor at the run's end when there is one. An anchor at
+/// position 0 (before every record) goes with the first run only. Each run file's ring is its
+/// run's slots.
+#[test]
+fn an_older_run_is_dated_by_the_next_run_and_its_end_anchor() {
+    let exit_at = |counter: u64| (counter & 0xffff_ffff) << 32;
+    let clamp = (1u64 << 32) + 5;
+    let f = ThreadsFile {
+        header: ProcessHeader {
+            reference_counter: (2 << 32) + 1000,
+            ..small().header
+        },
+        symbols: BTreeMap::new(),
+        threads: vec![ThreadSection {
+            tid: 5,
+            thread_name: "main".into(),
+            anchors: vec![
+                // At the end of run 0 (one slot before the thread's end).
+                TimeAnchor {
+                    slots_after: 1,
+                    bound: clamp,
+                },
+                // Before every record: bounds nothing.
+                TimeAnchor {
+                    slots_after: 2,
+                    bound: 0xffff_ff00,
+                },
+            ],
+            runs: vec![
+                Run {
+                    first_seq: 0,
+                    blocks: 1,
+                    first_ticket: 1,
+                    first_counter: 0xffff_ff00,
+                    slots: vec![exit_at(0xffff_fff0)],
+                },
+                Run {
+                    first_seq: 5,
+                    blocks: 1,
+                    first_ticket: 9,
+                    first_counter: (2 << 32) + 10,
+                    slots: vec![exit_at((2 << 32) + 20)],
+                },
+            ],
+        }],
+    };
+    let bytes = f.to_bytes().unwrap();
+    let f = ThreadsFile::parse(&bytes).unwrap();
+    let sections = f.sections();
+    let runs = &sections[0].runs;
+    let anchor = |slots_after, bound| TimeAnchor { slots_after, bound };
+    assert_eq!(
+        runs[0].anchors,
+        vec![anchor(0, clamp), anchor(1, 0xffff_ff00)]
+    );
+    assert_eq!(runs[1].anchors, vec![]);
+    let files = f.into_run_files();
+    // The latest counter at or before 2^32 + 5 whose low half is 0xffff_fff0 (without the
+    // anchor: before the next run's 2^33 + 10, so 2^32 + 0xffff_fff0).
+    assert_eq!(files[0].file.header.reference_counter, 0xffff_fff0);
+    assert_eq!(files[1].file.header.reference_counter, (2 << 32) + 1000);
+    for r in &files {
+        assert_eq!(r.file.header.ring_bytes, 8);
+        assert_eq!(r.file.header.write_pos, 8);
     }
 }
 

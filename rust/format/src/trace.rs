@@ -370,16 +370,12 @@ fn newest_counter(run: &RunRef<'_>) -> Option<u64> {
 }
 
 /// The flush pair's wall clock at `counter` (⌊ticks · 10⁹ / hz⌋ back from the reference, as
-/// the exporters' clock computes it), clamped to the representable range.
+/// the exporters' clock computes it), clamped at 0. An older run's newest counter is never after
+/// the flush's reference (it is bounded by the next run's first counter, itself bounded by it).
 fn wall_at(h: &crate::threads::ProcessHeader, counter: u64) -> u64 {
     let hz = u128::from(h.timer_hz.max(1));
-    if counter <= h.reference_counter {
-        let back = u128::from(h.reference_counter - counter) * 1_000_000_000 / hz;
-        u64::try_from(u128::from(h.wall_clock_ns).saturating_sub(back)).unwrap_or(0)
-    } else {
-        let fwd = u128::from(counter - h.reference_counter) * 1_000_000_000 / hz;
-        u64::try_from(u128::from(h.wall_clock_ns) + fwd).unwrap_or(u64::MAX)
-    }
+    let back = u128::from(h.reference_counter.saturating_sub(counter)) * 1_000_000_000 / hz;
+    u64::try_from(u128::from(h.wall_clock_ns).saturating_sub(back)).unwrap_or(0)
 }
 
 /// The entries of `symbols` that the run's entries name. A run that does not decode keeps what

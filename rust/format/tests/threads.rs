@@ -740,6 +740,16 @@ fn an_older_run_is_dated_by_the_next_run_and_its_end_anchor() {
     // The latest counter at or before 2^32 + 5 whose low half is 0xffff_fff0 (without the
     // anchor: before the next run's 2^33 + 10, so 2^32 + 0xffff_fff0).
     assert_eq!(files[0].file.header.reference_counter, 0xffff_fff0);
+    // 2^32 + 1016 ticks before the flush at 19.2 MHz: ⌊(2^32 + 1016) · 10^9 / 19.2e6⌋ =
+    // 223 696 266 250 ns before its wall clock; the newest run keeps the flush's pair.
+    assert_eq!(
+        files[0].file.header.wall_clock_ns,
+        1_700_000_000_000_000_000 - 223_696_266_250
+    );
+    assert_eq!(
+        files[1].file.header.wall_clock_ns,
+        1_700_000_000_000_000_000
+    );
     assert_eq!(files[1].file.header.reference_counter, (2 << 32) + 1000);
     for r in &files {
         assert_eq!(r.file.header.ring_bytes, 8);

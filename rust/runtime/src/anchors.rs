@@ -15,6 +15,10 @@
 //!   the decoder restarts its backward walk from the bound there, as it starts from the
 //!   reference at the end.
 //!
+//! In many-thread mode the cursor moves through the pool's blocks: the same watch runs over the
+//! pool's words, and the flush places each anchor in the thread's runs through the block its
+//! cursor was in ([`Anchors::for_pool`]).
+//!
 //! Nothing here stores to the thread's block or ring. Whether an anchor still describes the
 //! window is checked through the slot before its cursor (the sentinel): a lap rewrites it with
 //! a different timestamp. A stale first read of that slot (its store not yet visible, as
@@ -23,6 +27,7 @@
 
 use std::collections::VecDeque;
 
+use hubble_format::pool::{ThreadStream, BLOCK_HEADER_SLOTS, POOL_HEADER_SLOTS};
 use hubble_format::TimeAnchor;
 
 use crate::block::{Slots, SLOT};
@@ -136,11 +141,72 @@ impl Anchors {
         out
     }
 
+    /// Many-thread mode: the anchors of a thread whose cursor moves through the pool's blocks,
+    /// placed in its `runs` (its streams from `thread_streams`, oldest first, as the v4 file
+    /// lays them end to end), newest first. `snapshot` is the flush's copy of the pool, whose
+    /// first word is at `base` and whose blocks are `block_slots` words long. An anchor counts
+    /// only while the slot before its cursor is the one it saw (the block was not taken again
+    /// since) and its block is in one of the runs with that slot written.
+    pub fn for_pool(
+        &self,
+        base: usize,
+        block_slots: usize,
+        snapshot: &[u64],
+        runs: &[&ThreadStream],
+    ) -> Vec<TimeAnchor> {
+        let first_block = base + POOL_HEADER_SLOTS * SLOT;
+        let total: usize = runs.iter().map(|r| r.slots.len()).sum();
+        let mut out: Vec<TimeAnchor> = Vec::new();
+        for a in self.list.iter().rev() {
+            let Some(rel) = a.cursor.checked_sub(first_block) else {
+                continue;
+            };
+            let (index, word) = (rel / SLOT / block_slots, rel / SLOT % block_slots);
+            let Some(data) = word.checked_sub(BLOCK_HEADER_SLOTS) else {
+                continue; // a cursor never points into a header
+            };
+            let before = (a.cursor - base) / SLOT - 1;
+            if snapshot.get(before) != Some(&a.sentinel) {
+                continue;
+            }
+            let Some(at) = position(runs, index, data) else {
+                continue;
+            };
+            let after = (total - at) as u64;
+            if out.last().is_some_and(|n| n.slots_after >= after) {
+                continue;
+            }
+            let bound = out.last().map_or(a.bound, |n| n.bound.min(a.bound));
+            out.push(TimeAnchor {
+                slots_after: after,
+                bound,
+            });
+        }
+        out
+    }
+
     /// Anchors kept (for tests).
     #[cfg(test)]
     fn len(&self) -> usize {
         self.list.len()
     }
+}
+
+/// Where data slot `data` of pool block `index` is in `runs` laid end to end, if a run holds
+/// that block with at least `data` slots written.
+fn position(runs: &[&ThreadStream], index: usize, data: usize) -> Option<usize> {
+    let mut start = 0;
+    for r in runs {
+        let mut at = start;
+        for b in &r.blocks {
+            if b.index == index {
+                return (data <= b.used).then_some(at + data);
+            }
+            at += b.used;
+        }
+        start += r.slots.len();
+    }
+    None
 }
 
 /// The slot before `cursor`, wrapping at the ring's start.

@@ -238,6 +238,8 @@ struct Pooled {
     /// A stop was requested and not answered in time: what asked for it ([`Control::tick`]
     /// finishes it).
     stopping: Option<StopCause>,
+    /// Idle gaps seen since the thread last started (the cursor is an address in the pool).
+    anchors: Anchors,
 }
 
 /// What the many-thread flushes remember between two of them (under the registry lock).
@@ -1181,7 +1183,7 @@ impl<A: Art> Control<A> {
         let t0 = Instant::now();
         // One flush at a time (and none beside `prune_dead_names`' scan).
         let _serial = lock(&self.window);
-        let (snapshot, header, names, last_head, continued) = {
+        let (snapshot, header, names, last_head, continued, idle) = {
             let mut reg = self.registry();
             let mut threads: Vec<ThreadHandle> = reg
                 .threads
@@ -1207,8 +1209,17 @@ impl<A: Art> Control<A> {
             // Restart at once: the threads lose only the trace points of the copy.
             let now = self.art.timer();
             let mut continued = std::collections::HashSet::new();
+            // Each thread's idle gaps so far, for this file; its next ones are behind the start
+            // record the restart writes.
+            let mut anchors = std::collections::BTreeMap::new();
             for s in &stopped {
-                let e = &reg.threads[&s.thread];
+                let e = reg
+                    .threads
+                    .get_mut(&s.thread)
+                    .expect("stopped threads are registered");
+                if let Some(pt) = e.pooled.as_mut() {
+                    anchors.insert(e.tid, std::mem::take(&mut pt.anchors));
+                }
                 // SAFETY: registered threads are alive while the registry lock is held.
                 let b = unsafe { block_at(e.block) };
                 if pool::restart(b, p, s.end, now) {
@@ -1231,11 +1242,10 @@ impl<A: Art> Control<A> {
                 reason: reason.to_string(),
                 metadata: props::metadata(&*self.props),
             };
-            (snapshot, header, names, last_head, last_continued)
+            (snapshot, header, names, last_head, last_continued, anchors)
         };
         let g = p.geometry();
         let mut streams = thread_streams(&snapshot, g, p.base() as u64)?;
-        drop(snapshot);
         {
             // Forget the names of threads gone whose blocks the pool no longer holds.
             let mut reg = self.registry();
@@ -1247,6 +1257,16 @@ impl<A: Art> Control<A> {
                 .last()
                 .is_some_and(|last| last.ticket >= last_head || continued.contains(&last.ticket))
         });
+        let anchors: std::collections::BTreeMap<u32, Vec<hubble_format::TimeAnchor>> = idle
+            .iter()
+            .map(|(&tid, a)| {
+                let runs: Vec<&hubble_format::pool::ThreadStream> =
+                    streams.iter().filter(|s| s.tid == tid).collect();
+                (tid, a.for_pool(p.base(), g.block_slots, &snapshot, &runs))
+            })
+            .filter(|(_, a)| !a.is_empty())
+            .collect();
+        drop(snapshot);
         let slots: usize = streams.iter().map(|s| s.slots.len()).sum();
         if !consent {
             info!(
@@ -1276,13 +1296,7 @@ impl<A: Art> Control<A> {
         let nsymbols = symbols.len();
         let t2 = Instant::now();
         let unix_ms = header.wall_clock_ns / 1_000_000;
-        let file = ThreadsFile::from_streams(
-            header,
-            streams,
-            &names,
-            &std::collections::BTreeMap::new(),
-            symbols,
-        );
+        let file = ThreadsFile::from_streams(header, streams, &names, &anchors, symbols);
         let bytes = file.to_bytes()?;
         drop(file);
         let dir = &self.config.dir;
@@ -1582,12 +1596,16 @@ impl<A: Art> Control<A> {
         let margin = anchors::margin(self.art.timer_hz());
         let mut reg = self.registry();
         for e in reg.threads.values_mut() {
-            let Some(t) = e.traced.as_mut() else { continue };
+            let (anchors, slots) = match (e.traced.as_mut(), e.pooled.as_mut(), &self.pool) {
+                (Some(t), _, _) => (&mut t.anchors, t.ring.slots()),
+                (None, Some(pt), Some(p)) => (&mut pt.anchors, p.slots()),
+                _ => continue,
+            };
             // SAFETY: registered threads are alive while the registry lock is held.
             let b = unsafe { block_at(e.block) };
             let cursor = b.cursor.load(crate::sync::Ordering::Acquire);
             let now = self.art.timer();
-            t.anchors.observe(t.ring.slots(), cursor, now, margin);
+            anchors.observe(slots, cursor, now, margin);
         }
     }
 

@@ -111,6 +111,14 @@ impl Pool {
     pub fn base(&self) -> usize {
         self.base
     }
+    /// Every word of the pool, headers and blocks, as the control thread reads them while the
+    /// threads run (the idle-gap anchors' view, [`crate::anchors`]).
+    pub fn slots(&self) -> crate::block::Slots<'_> {
+        crate::block::Slots {
+            base: self.base,
+            slots: &self.cells,
+        }
+    }
     /// The geometry.
     pub fn geometry(&self) -> Geometry {
         self.geometry

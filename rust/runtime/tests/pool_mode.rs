@@ -538,6 +538,42 @@ fn a_late_reclaim_of_a_pooled_thread_is_completed_on_the_next_tick() {
     assert!(files.files.lock().unwrap().is_empty());
 }
 
+/// Idle gaps in many-thread mode (the anchors of issue 20 A.6, in the pool): a thread idle in
+/// native code across two ticks gets an anchor at its cursor, an address in its block. After
+/// a gap of more than 2^32 ticks it writes on in the same block, and every record before the
+/// gap decodes to the counter it was written with; walking back from the flush alone, each
+/// would come out 2^32 ticks late. The file carries the anchor in the thread's section.
+#[test]
+fn an_idle_gap_longer_than_the_counter_wraps_is_anchored_in_the_pool() {
+    let (c, files) = pool_control(Duration::from_secs(5));
+    c.art().set_timer(1_000);
+    c.start_tracing().unwrap();
+    let t = FakeThread::new();
+    c.thread_attached(t.handle(), 31, "t", false);
+    c.rebalance().unwrap();
+    let mut wrote = write_calls(&c, &t, 31, 3);
+    c.art().set_timer(2_000);
+    c.tick();
+    c.tick();
+    c.art().set_timer(2_000 + (1 << 32) + 5_000);
+    wrote.extend(write_calls(&c, &t, 31, 2));
+    let path = c.flush(0, "gap").unwrap().path.unwrap();
+    let (trace, got) = records_by_tid(&files, &path);
+    assert_eq!(got[&31], wrote);
+    let Trace::Threads(file) = &trace else {
+        panic!("not a version 4 file")
+    };
+    // The anchor is before the last 4 records (the 2 calls after the gap); its bound is the
+    // counter of the first tick that saw the cursor there, plus the 1 ms margin.
+    assert_eq!(
+        file.threads[0].anchors,
+        vec![hubble_format::TimeAnchor {
+            slots_after: 4,
+            bound: 2_000 + 1_000_000,
+        }]
+    );
+}
+
 /// BTrace's bound on active blocks: a thread that idles in native code after writing a little
 /// would keep its block OWNED for good. Once the pool has gone more than N − A tickets round
 /// since it took its block, the tick closes it (under its state lock); a runnable thread's

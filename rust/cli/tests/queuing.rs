@@ -25,6 +25,11 @@ fn hubble() -> Command {
 /// the worker (tid 9) runs them from 2 ms, 900, 50 and 50 ms one after the other (1 µs between);
 /// the flush comes at 2 s. The clock ticks every µs.
 fn file() -> ThreadsFile {
+    file_flushed_at(2000)
+}
+
+/// The same workload with the flush at `flush_ms`: records after it are not written.
+fn file_flushed_at(flush_ms: u64) -> ThreadsFile {
     let geometry = Geometry {
         blocks: 16,
         block_slots: pool::BLOCK_HEADER_SLOTS + 32,
@@ -45,6 +50,9 @@ fn file() -> ThreadsFile {
         assert!(w.entry(9, RUN, t).unwrap());
         assert!(w.task(9, TaskKind::Begin, task, 0, t).unwrap());
         t += takes * ms;
+        if t > flush_ms * ms {
+            break;
+        }
         assert!(w.exit(9, t));
         t += 1;
     }
@@ -53,7 +61,7 @@ fn file() -> ThreadsFile {
         ProcessHeader {
             mode: Mode::Bits64,
             timer_hz: HZ,
-            reference_counter: 2000 * ms,
+            reference_counter: flush_ms * ms,
             wall_clock_ns: 1_700_000_000_000_000_000,
             pid: 7,
             process_name: "com.example.app".to_owned(),
@@ -133,6 +141,8 @@ fn tasks_reports_queuing_from_task_records() {
     ] {
         assert!(text.contains(line), "no {line:?} in\n{text}");
     }
+    // Every task ended before the flush: no line about the flush.
+    assert!(!text.contains("at the flush"), "{text}");
 
     // `hubble info` counts them: three submissions and three begins.
     let out = hubble().arg("info").arg(&path).output().unwrap();
@@ -142,7 +152,7 @@ fn tasks_reports_queuing_from_task_records() {
         "{text}"
     );
 
-    // A larger τ: nothing anomalous.
+    // A larger τ: nothing anomalous, no task queued that long.
     let out = hubble()
         .args(["tasks", "--tau-ms", "1000"])
         .arg(&path)
@@ -153,6 +163,7 @@ fn tasks_reports_queuing_from_task_records() {
         text.contains(", 0 anomalous\n") && text.contains("  ok void com.example.Feed.refresh()"),
         "{text}"
     );
+    assert!(!text.contains("queued >= tau"), "{text}");
 
     for bad in ["-1", "NaN", "inf"] {
         let out = hubble()
@@ -165,6 +176,31 @@ fn tasks_reports_queuing_from_task_records() {
         assert!(
             err.contains("--tau-ms") && err.contains("milliseconds"),
             "{bad}: {err}"
+        );
+    }
+}
+
+/// Flushed at 1000 ms, while task 3 runs (from 952 ms to 1002 ms): the report says so; at
+/// 920 ms task 2 runs and task 3 is still queued.
+#[test]
+fn tasks_at_the_flush_are_reported_running_or_still_queued() {
+    for (flush_ms, line) in [
+        (1000, "  at the flush: 0 still queued, 1 running\n"),
+        (920, "  at the flush: 1 still queued, 1 running\n"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("anr.hubble");
+        file_flushed_at(flush_ms).write_atomic(&path).unwrap();
+        let out = hubble().arg("tasks").arg(&path).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            text.contains(line),
+            "flush at {flush_ms} ms: no {line:?} in\n{text}"
         );
     }
 }

@@ -335,3 +335,69 @@ fn parquet_tables_hold_one_trace_per_run_of_a_version_4_file() {
     let (_, batches) = hubble_fleet::write::read_part(&p).unwrap();
     assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 1);
 }
+
+/// A thread whose first run lost nothing (seq 0) and whose second follows 4 missing seq: the
+/// loss line only before the second; in the tree, a frame open at the first run's end is
+/// marked apart from one still running at the flush.
+#[test]
+fn decode_marks_losses_and_open_frames_run_by_run() {
+    use hubble_format::{ProcessHeader, Run, ThreadSection, ThreadsFile};
+    use std::collections::BTreeMap;
+    let entry = |counter: u64, method: u64| counter << 32 | method;
+    let exit = |counter: u64| counter << 32;
+    let (a, b, c) = (0x7000_0010, 0x7000_0020, 0x7000_0030);
+    let new_run = |first_seq, first_ticket, first_counter, slots| Run {
+        first_seq,
+        blocks: 1,
+        first_ticket,
+        first_counter,
+        slots,
+    };
+    let f = ThreadsFile {
+        header: ProcessHeader {
+            mode: Mode::Bits64,
+            timer_hz: 1_000_000,
+            reference_counter: 2000,
+            wall_clock_ns: 1_700_000_000_000_000_000,
+            pid: 7,
+            process_name: "com.example".into(),
+            reason: "anr".into(),
+            metadata: BTreeMap::new(),
+        },
+        symbols: BTreeMap::from([
+            (a, "void a.A()".to_owned()),
+            (b, "void a.B()".to_owned()),
+            (c, "void a.C()".to_owned()),
+        ]),
+        threads: vec![ThreadSection {
+            tid: 5,
+            thread_name: "main".into(),
+            anchors: vec![],
+            runs: vec![
+                new_run(0, 1, 90, vec![entry(100, a)]),
+                new_run(5, 9, 1000, vec![entry(1000, b), entry(1010, c), exit(1020)]),
+            ],
+        }],
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("1764000000000-7-anr.hubble");
+    f.write_atomic(&path).unwrap();
+    let (code, out, err) = run(hubble().args(["decode", "--format", "ticks"]).arg(&path));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "thread 5 main, run 1 of 2, seq 0..0\n\
+         100:void a.A()\n\
+         thread 5 main, run 2 of 2, seq 5..5\n\
+         records lost before this run (4 seq missing: blocks overwritten or records dropped)\n\
+         1000:void a.B()\n\
+         1010:void a.C()\n\
+         1020:POP\n"
+    );
+    let (code, out, err) = run(hubble().args(["decode", "--format", "tree"]).arg(&path));
+    assert_eq!(code, 0, "{err}");
+    let line = |name: &str| out.lines().find(|l| l.contains(name)).unwrap().to_owned();
+    assert!(line("a.A()").ends_with(" (open at the run's end)"), "{out}");
+    assert!(line("a.B()").ends_with(" us (running at flush)"), "{out}");
+    assert!(line("a.C()").ends_with(" us"), "{out}");
+}

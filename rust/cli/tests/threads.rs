@@ -400,4 +400,16 @@ fn decode_marks_losses_and_open_frames_run_by_run() {
     assert!(line("a.A()").ends_with(" (open at the run's end)"), "{out}");
     assert!(line("a.B()").ends_with(" us (running at flush)"), "{out}");
     assert!(line("a.C()").ends_with(" us"), "{out}");
+    // `info`: the thread's line spans its first run's first record to its last run's last
+    // (100 to 1020 ticks at 1 MHz); no task records, no line about them.
+    let (code, out, err) = run(hubble().arg("info").arg(&path));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(
+            "thread 5 main: 2 run(s), seq 0..5, 4 seq missing, 0 anchor(s), 3 entries, 1 exits \
+             over 0.920 ms\n"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("tasks:"), "{out}");
 }

@@ -548,9 +548,12 @@ fn an_idle_gap_longer_than_the_counter_wraps_is_anchored_in_the_pool() {
     let (c, files) = pool_control(Duration::from_secs(5));
     c.art().set_timer(1_000);
     c.start_tracing().unwrap();
-    let t = FakeThread::new();
+    let (other, t) = (FakeThread::new(), FakeThread::new());
+    c.thread_attached(other.handle(), 30, "other", false);
     c.thread_attached(t.handle(), 31, "t", false);
     c.rebalance().unwrap();
+    // The other thread takes the first block: the anchored one is not block 0.
+    let before = write_calls(&c, &other, 30, 1);
     let mut wrote = write_calls(&c, &t, 31, 3);
     c.art().set_timer(2_000);
     c.tick();
@@ -560,18 +563,19 @@ fn an_idle_gap_longer_than_the_counter_wraps_is_anchored_in_the_pool() {
     let path = c.flush(0, "gap").unwrap().path.unwrap();
     let (trace, got) = records_by_tid(&files, &path);
     assert_eq!(got[&31], wrote);
+    assert_eq!(got[&30], before);
     let Trace::Threads(file) = &trace else {
         panic!("not a version 4 file")
     };
-    // The anchor is before the last 4 records (the 2 calls after the gap); its bound is the
-    // counter of the first tick that saw the cursor there, plus the 1 ms margin.
-    assert_eq!(
-        file.threads[0].anchors,
-        vec![hubble_format::TimeAnchor {
-            slots_after: 4,
-            bound: 2_000 + 1_000_000,
-        }]
-    );
+    // tid 31's anchor is before its last 4 records (the 2 calls after the gap); each bound is
+    // the counter of the first tick that saw the cursor there, plus the 1 ms margin.
+    let anchor = |slots_after| hubble_format::TimeAnchor {
+        slots_after,
+        bound: 2_000 + 1_000_000,
+    };
+    // tid 30 idled through both ticks too, at its end.
+    assert_eq!(file.threads[0].anchors, vec![anchor(0)]);
+    assert_eq!(file.threads[1].anchors, vec![anchor(4)]);
 }
 
 /// BTrace's bound on active blocks: a thread that idles in native code after writing a little

@@ -8,3 +8,5 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 # hubble as AOSP's Soong modules build it (Android.bp): without the default `parquet` feature.
 cargo clippy -p hubble-cli --bin hubble --no-default-features --locked -- -D warnings
 cargo test --workspace --locked
+# ... and its tests of that build: the fleet options say why they cannot run there.
+cargo test -p hubble-cli --no-default-features --locked --test no_parquet

@@ -250,8 +250,7 @@ pub fn run_summary(args: SummaryArgs) -> Result<()> {
         chain_window_ns: window,
     };
     if let Some(dir) = &args.parquet {
-        let meta = crate::parquet::parse_meta(&args.meta)?;
-        return crate::parquet::summaries(&args.common.files, dir, &sigs, options, &meta);
+        return crate::parquet::summaries(&args.common.files, dir, &sigs, options, &args.meta);
     }
     let loaded = load_all(&args.common.files)?;
     let report = summary::summarize_before(&inputs(&loaded), &flushes(&loaded), &sigs, options)?;

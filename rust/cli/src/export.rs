@@ -47,8 +47,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<()> {
     if let Format::Parquet = args.format {
-        let meta = crate::parquet::parse_meta(&args.meta)?;
-        return crate::parquet::export(&args.files, &args.output, &meta);
+        return crate::parquet::export(&args.files, &args.output, &args.meta);
     }
     anyhow::ensure!(
         args.meta.is_empty(),

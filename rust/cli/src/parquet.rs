@@ -21,7 +21,7 @@ use hubble_fleet::write::write_part;
 use hubble_format::{Trace, TraceFile};
 
 /// `KEY=VALUE` metadata given on the command line, checked as the trace format checks it.
-pub fn parse_meta(pairs: &[String]) -> Result<BTreeMap<String, String>> {
+fn parse_meta(pairs: &[String]) -> Result<BTreeMap<String, String>> {
     let mut out = BTreeMap::new();
     for pair in pairs {
         let Some((key, value)) = pair.split_once('=') else {
@@ -45,8 +45,10 @@ pub fn parse_meta(pairs: &[String]) -> Result<BTreeMap<String, String>> {
 const ROWS_PER_PART: usize = 1 << 20;
 
 /// Exports `files` into the fleet layout under `out`, in parts of about [`ROWS_PER_PART`]
-/// calls. Returns an error (after exporting what could be) if any input failed.
-pub fn export(files: &[PathBuf], out: &Path, meta: &BTreeMap<String, String>) -> Result<()> {
+/// calls, each trace row with the `--meta` pairs `meta` (checked before any input is read).
+/// Returns an error (after exporting what could be) if any input failed.
+pub fn export(files: &[PathBuf], out: &Path, meta: &[String]) -> Result<()> {
+    let meta = &parse_meta(meta)?;
     let mut tables = TraceTables::new();
     let mut ids = Vec::new();
     let (mut exported, mut failed) = (0usize, 0usize);
@@ -151,8 +153,9 @@ pub fn summaries(
     out: &Path,
     signatures: &[Signature],
     options: summary::Options,
-    meta: &BTreeMap<String, String>,
+    meta: &[String],
 ) -> Result<()> {
+    let meta = &parse_meta(meta)?;
     let mut tables = SummaryTables::new();
     let mut names = Vec::new();
     let mut failed = 0usize;

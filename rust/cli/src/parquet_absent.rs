@@ -1,6 +1,5 @@
 //! `hubble` built without the `parquet` feature (the AOSP modules: Android.bp): the Parquet
 //! options exist, so scripts get the same usage everywhere, and say why they cannot run.
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
@@ -10,11 +9,7 @@ use hubble_analysis::summary;
 const WHY: &str = "this hubble was built without Parquet support (the `parquet` feature: AOSP's \
                    build leaves it off); use a hubble built with cargo (docs/fleet.md)";
 
-pub fn parse_meta(_pairs: &[String]) -> Result<BTreeMap<String, String>> {
-    bail!(WHY)
-}
-
-pub fn export(_files: &[PathBuf], _out: &Path, _meta: &BTreeMap<String, String>) -> Result<()> {
+pub fn export(_files: &[PathBuf], _out: &Path, _meta: &[String]) -> Result<()> {
     bail!(WHY)
 }
 
@@ -23,7 +18,7 @@ pub fn summaries(
     _out: &Path,
     _signatures: &[Signature],
     _options: summary::Options,
-    _meta: &BTreeMap<String, String>,
+    _meta: &[String],
 ) -> Result<()> {
     bail!(WHY)
 }

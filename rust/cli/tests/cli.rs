@@ -88,6 +88,22 @@ fn info_describes_the_file() {
     assert!(out.contains("a.b (pid 7)"), "{out}");
     assert!(out.contains("2 entries, 2 exits"), "{out}");
     assert!(out.contains("1 unresolved"), "{out}");
+    // The lines every version prints alike.
+    for line in ["reason:          test\n", "mode:            64-bit\n"] {
+        assert!(out.contains(line), "no {line:?} in {out}");
+    }
+    assert!(!out.contains("metadata:"), "{out}");
+    let mut file = TraceFile::read(&path).unwrap();
+    file.header.metadata = [("android.sdk", "34"), ("cpu.abi", "arm64-v8a")]
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .into();
+    file.write_atomic(&path).unwrap();
+    let (code, out, _) = run(hubble().arg("info").arg(&path));
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("metadata:        android.sdk = 34\nmetadata:        cpu.abi = arm64-v8a\n"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -335,4 +351,110 @@ fn parquet_export_skips_bad_files_by_name_and_exports_the_rest() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("App Version"), "{err}");
     assert!(!empty.exists());
+}
+
+/// `--meta`'s value: up to the format's 256 bytes, not one more.
+#[cfg(feature = "parquet")]
+#[test]
+fn parquet_meta_values_up_to_the_format_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let (good, _) = sample(dir.path());
+    let limit = hubble_format::file::MAX_METADATA_VALUE;
+    for (len, ok) in [(limit, true), (limit + 1, false)] {
+        let out = dir.path().join(format!("fleet-{len}"));
+        let meta = format!("app.version={}", "v".repeat(len));
+        let (code, _, err) = run(hubble()
+            .args(["export", "--format", "parquet", "--meta", &meta, "-o"])
+            .arg(&out)
+            .arg(&good));
+        if ok {
+            assert_eq!(code, 0, "{len} bytes: {err}");
+        } else {
+            assert_eq!(code, 2, "{len} bytes");
+            assert!(err.contains(&format!("the value is {len} bytes")), "{err}");
+            assert!(!out.exists());
+        }
+    }
+}
+
+/// `summary --parquet` over a batch with a truncated file: the bad one named, the good ones
+/// summarized, exit 2 with the count; each summary row carries the device-class metadata of its
+/// file (keys the fleet schema has a column for) and the `--meta` values, and nothing else.
+#[cfg(feature = "parquet")]
+#[test]
+fn parquet_summaries_name_bad_files_and_carry_device_class_metadata() {
+    use arrow_array::StringArray;
+    let dir = tempfile::tempdir().unwrap();
+    let (good, mut file) = sample(dir.path());
+    file.header.metadata = [("android.sdk", "34"), ("hubble.private", "x")]
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .into();
+    file.write_atomic(&good).unwrap();
+    let cut = dir.path().join("cut.hubble");
+    let bytes = std::fs::read(&good).unwrap();
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let sums = dir.path().join("sums");
+    let (code, _, err) = run(hubble()
+        .args(["summary", "--parquet"])
+        .arg(&sums)
+        .args(["--meta", "app.version=9.9"])
+        .arg(&good)
+        .arg(&cut));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("cut.hubble"), "{err}");
+    assert!(
+        err.contains("1 of 2 input(s) failed (named above); the other 1 were summarized"),
+        "{err}"
+    );
+    let part = std::fs::read_dir(sums.join("summaries"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let (_, batches) = hubble_fleet::write::read_part(&part).unwrap();
+    assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 1);
+    let column = |c: &str| {
+        batches[0]
+            .column_by_name(c)
+            .unwrap_or_else(|| panic!("no column {c}"))
+            .as_any()
+            .downcast_ref::<StringArray>()
+            .unwrap()
+            .iter()
+            .map(|v| v.map(str::to_owned))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(column("android_sdk"), vec![Some("34".to_owned())]);
+    assert_eq!(column("app_version"), vec![Some("9.9".to_owned())]);
+    assert_eq!(column("device_model"), vec![None]);
+    // A key the schema has no column for is left out of the row's identity too: the same
+    // trace without it gives the same summary id.
+    file.header.metadata.remove("hubble.private");
+    let plain = dir.path().join("plain.hubble");
+    file.write_atomic(&plain).unwrap();
+    let again = dir.path().join("again");
+    let (code, _, err) = run(hubble()
+        .args(["summary", "--parquet"])
+        .arg(&again)
+        .args(["--meta", "app.version=9.9"])
+        .arg(&plain));
+    assert_eq!(code, 0, "{err}");
+    let part2 = std::fs::read_dir(again.join("summaries"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let (_, batches2) = hubble_fleet::write::read_part(&part2).unwrap();
+    let id = |b: &[arrow_array::RecordBatch]| {
+        b[0].column_by_name("summary_id")
+            .unwrap()
+            .as_any()
+            .downcast_ref::<StringArray>()
+            .unwrap()
+            .value(0)
+            .to_owned()
+    };
+    assert_eq!(id(&batches), id(&batches2));
 }

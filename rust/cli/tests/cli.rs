@@ -458,3 +458,64 @@ fn parquet_summaries_name_bad_files_and_carry_device_class_metadata() {
     };
     assert_eq!(id(&batches), id(&batches2));
 }
+
+/// A batch of more than a part's worth of calls (2^20): the part is written as soon as the
+/// tables reach it, and the count of exported traces includes it. Two files of 600 000 calls
+/// each, then a bad one: one part of two traces, and the error counts both as exported.
+#[cfg(feature = "parquet")]
+#[test]
+fn parquet_export_writes_a_part_once_it_holds_a_million_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let calls = 600_000u32;
+    let write = |tid: u32| {
+        let mut ring = RingWriter::new(Mode::Bits64, 2 * calls as usize + 8);
+        ring.start(0);
+        for i in 0..calls {
+            ring.entry(0x7000_0010, 2 * i).unwrap();
+            ring.exit(2 * i + 1);
+        }
+        let end = (ring.write_pos_bytes() / 8) as usize;
+        let file = TraceFile {
+            header: TraceHeader {
+                mode: Mode::Bits64,
+                timer_hz: 19_200_000,
+                reference_counter: 2 * u64::from(calls),
+                wall_clock_ns: 1,
+                ring_bytes: ring.slots().len() as u64 * 8,
+                write_pos: ring.write_pos_bytes(),
+                pid: 7,
+                tid,
+                thread_name: "main".into(),
+                process_name: "a.b".into(),
+                reason: "test".into(),
+                anchors: Vec::new(),
+                metadata: Default::default(),
+            },
+            window: ring.slots()[..end].to_vec(),
+            symbols: [(0x7000_0010, "void a.B.c()".to_owned())].into(),
+        };
+        let path = dir.path().join(format!("{tid}.hubble"));
+        file.write_atomic(&path).unwrap();
+        path
+    };
+    let (a, b) = (write(1), write(2));
+    let bad = dir.path().join("bad.hubble");
+    std::fs::write(&bad, b"HUBBLTRC").unwrap();
+    let out = dir.path().join("fleet");
+    let (code, _, err) = run(hubble()
+        .args(["export", "--format", "parquet", "-o"])
+        .arg(&out)
+        .args([&a, &b, &bad]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("1 of 3 input(s) failed (named above); the other 2 were exported"),
+        "{err}"
+    );
+    let parts: Vec<PathBuf> = std::fs::read_dir(out.join("traces"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(parts.len(), 1, "{parts:?}");
+    let (_, batches) = hubble_fleet::write::read_part(&parts[0]).unwrap();
+    assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 2);
+}

@@ -314,4 +314,62 @@ mod tests {
             assert_eq!(twice(slots.base + i * SLOT), 1, "slot {i}");
         }
     }
+
+    /// `for_pool` by hand: a thread's two runs (blocks 3 then 1, then block 0 after a gap),
+    /// blocks of 5 data slots after 5 header words, at 0x1000 after the pool's 6 header words.
+    #[test]
+    fn pool_anchors_are_placed_in_the_runs_laid_end_to_end() {
+        use hubble_format::pool::BlockInfo;
+        let (base, block_slots) = (0x1000usize, 10usize);
+        let word = |block: usize, data: usize| POOL_HEADER_SLOTS + block * block_slots + 5 + data;
+        let cursor = |block: usize, data: usize| base + word(block, data) * SLOT;
+        let snapshot: Vec<u64> = (0..POOL_HEADER_SLOTS + 4 * block_slots)
+            .map(|w| 0x100 + w as u64)
+            .collect();
+        let info = |index: usize, used: usize| BlockInfo {
+            index,
+            tid: 9,
+            seq: 0,
+            ticket: 0,
+            time: 0,
+            used,
+        };
+        let stream = |blocks: Vec<BlockInfo>| ThreadStream {
+            tid: 9,
+            slots: vec![0; blocks.iter().map(|b| b.used).sum()],
+            blocks,
+        };
+        let runs = [
+            stream(vec![info(3, 4), info(1, 2)]),
+            stream(vec![info(0, 3)]),
+        ];
+        let runs: Vec<&ThreadStream> = runs.iter().collect();
+        let anchor = |c: usize, bound: u64| Anchor {
+            cursor: c,
+            bound,
+            sentinel: snapshot[(c - base) / SLOT - 1],
+        };
+        let mut a = Anchors::default();
+        a.list.extend([
+            // Oldest first: position 2 of 9 (block 3's second slot written), ...
+            anchor(cursor(3, 2), 100),
+            // ... dropped: block 2 is not the thread's; block 1 has 2 slots written, not 3;
+            // the slot before the cursor changed since; a cursor on a header word.
+            anchor(cursor(2, 1), 150),
+            anchor(cursor(1, 3), 150),
+            Anchor {
+                sentinel: 7,
+                ..anchor(cursor(3, 3), 150)
+            },
+            anchor(base + word(1, 0) * SLOT - SLOT, 150),
+            // ... the end of block 1 (position 6), then block 0's first slot (position 7).
+            anchor(cursor(1, 2), 200),
+            anchor(cursor(0, 1), 300),
+        ]);
+        let t = |slots_after, bound| TimeAnchor { slots_after, bound };
+        assert_eq!(
+            a.for_pool(base, block_slots, &snapshot, &runs),
+            vec![t(2, 300), t(3, 200), t(7, 100)]
+        );
+    }
 }

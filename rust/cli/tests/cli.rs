@@ -265,6 +265,16 @@ fn failed_output_leaves_no_partial_file() {
     assert!(std::fs::read_to_string(&out).unwrap().ends_with("POP\n"));
 }
 
+/// The record batches of the one part a fleet table directory holds.
+fn only_part(table: &Path) -> Vec<arrow_array::RecordBatch> {
+    let parts: Vec<PathBuf> = std::fs::read_dir(table)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(parts.len(), 1, "{parts:?}");
+    hubble_fleet::write::read_part(&parts[0]).unwrap().1
+}
+
 /// A fleet batch with a truncated and a corrupt file: both named on stderr, the good files
 /// exported (and only they), exit 2; `--meta` lands in every row; a bad `--meta` is refused
 /// before anything is written.
@@ -309,12 +319,7 @@ fn parquet_export_skips_bad_files_by_name_and_exports_the_rest() {
         "{err}"
     );
     assert!(err.contains("2 of 4 input(s) failed"), "{err}");
-    let parts: Vec<PathBuf> = std::fs::read_dir(out.join("traces"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    assert_eq!(parts.len(), 1, "{parts:?}");
-    let (_, batches) = hubble_fleet::write::read_part(&parts[0]).unwrap();
+    let batches = only_part(&out.join("traces"));
     let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
     assert_eq!(rows, 2);
     let versions = batches[0]
@@ -406,13 +411,7 @@ fn parquet_summaries_name_bad_files_and_carry_device_class_metadata() {
         err.contains("1 of 2 input(s) failed (named above); the other 1 were summarized"),
         "{err}"
     );
-    let part = std::fs::read_dir(sums.join("summaries"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let (_, batches) = hubble_fleet::write::read_part(&part).unwrap();
+    let batches = only_part(&sums.join("summaries"));
     assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 1);
     let column = |c: &str| {
         batches[0]
@@ -440,13 +439,7 @@ fn parquet_summaries_name_bad_files_and_carry_device_class_metadata() {
         .args(["--meta", "app.version=9.9"])
         .arg(&plain));
     assert_eq!(code, 0, "{err}");
-    let part2 = std::fs::read_dir(again.join("summaries"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let (_, batches2) = hubble_fleet::write::read_part(&part2).unwrap();
+    let batches2 = only_part(&again.join("summaries"));
     let id = |b: &[arrow_array::RecordBatch]| {
         b[0].column_by_name("summary_id")
             .unwrap()
@@ -511,11 +504,6 @@ fn parquet_export_writes_a_part_once_it_holds_a_million_calls() {
         err.contains("1 of 3 input(s) failed (named above); the other 2 were exported"),
         "{err}"
     );
-    let parts: Vec<PathBuf> = std::fs::read_dir(out.join("traces"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    assert_eq!(parts.len(), 1, "{parts:?}");
-    let (_, batches) = hubble_fleet::write::read_part(&parts[0]).unwrap();
+    let batches = only_part(&out.join("traces"));
     assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 2);
 }

@@ -127,16 +127,7 @@ impl Anchors {
             if window[before] != a.sentinel {
                 continue;
             }
-            // An older position was seen earlier; a later bound on an older record would be
-            // a weaker one anyway (and the file format requires bounds not to increase).
-            let bound = out.last().map_or(a.bound, |n| n.bound.min(a.bound));
-            if out.last().is_some_and(|n| n.slots_after >= after as u64) {
-                continue;
-            }
-            out.push(TimeAnchor {
-                slots_after: after as u64,
-                bound,
-            });
+            push_older(&mut out, after as u64, a.bound);
         }
         out
     }
@@ -172,15 +163,7 @@ impl Anchors {
             let Some(at) = position(runs, index, data) else {
                 continue;
             };
-            let after = (total - at) as u64;
-            if out.last().is_some_and(|n| n.slots_after >= after) {
-                continue;
-            }
-            let bound = out.last().map_or(a.bound, |n| n.bound.min(a.bound));
-            out.push(TimeAnchor {
-                slots_after: after,
-                bound,
-            });
+            push_older(&mut out, (total - at) as u64, a.bound);
         }
         out
     }
@@ -190,6 +173,18 @@ impl Anchors {
     fn len(&self) -> usize {
         self.list.len()
     }
+}
+
+/// Appends an anchor `slots_after` from the end with `bound` to `out`, which is newest first:
+/// only if it lies further back than the last one (an older position was seen earlier), and
+/// with a bound no later than the last one's (a later bound on an older record would be a weaker
+/// one anyway, and the file format requires bounds not to increase).
+fn push_older(out: &mut Vec<TimeAnchor>, slots_after: u64, bound: u64) {
+    if out.last().is_some_and(|n| n.slots_after >= slots_after) {
+        return;
+    }
+    let bound = out.last().map_or(bound, |n| n.bound.min(bound));
+    out.push(TimeAnchor { slots_after, bound });
 }
 
 /// Where data slot `data` of pool block `index` is in `runs` laid end to end, if a run holds

@@ -41,6 +41,15 @@ fn control(dir: &Path, consent: bool, storage: Box<dyn Storage>) -> Control<Fake
     Control::new(FakeArt::default(), config(dir), props(consent), storage)
 }
 
+/// The method entries a flushed file holds.
+fn entries_in(file: &TraceFile) -> usize {
+    let events = file.decode_events().unwrap().events;
+    events
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::Entry { .. }))
+        .count()
+}
+
 /// Writes `depth` nested calls and returns them: methods 0x1000 + 16*i (and a wide one).
 fn calls(t: &FakeThread, depth: u32) -> Vec<u64> {
     let mut methods = Vec::new();
@@ -597,9 +606,7 @@ fn property_commands_drive_tracing() {
 fn a_stop_that_timed_out_is_finished_and_tracing_restarted_on_the_next_tick() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("hubble");
-    let mut cfg = config(&dir);
-    cfg.stop_timeout = std::time::Duration::from_millis(5);
-    let c = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
+    let c = impatient_control(&dir, 2);
     let t = FakeThread::new();
     c.thread_attached(t.handle(), 42, "main", true);
     c.start_tracing().unwrap();
@@ -618,13 +625,7 @@ fn a_stop_that_timed_out_is_finished_and_tracing_restarted_on_the_next_tick() {
     // The flush it asked for is written, with the window up to the thread's own stop.
     let file = only_file(&dir);
     assert_eq!(file.header.reason, "jank");
-    let decoded = file.decode_events().unwrap();
-    let entries = decoded
-        .events
-        .iter()
-        .filter(|e| matches!(e.kind, EventKind::Entry { .. }))
-        .count();
-    assert_eq!(entries, methods.len());
+    assert_eq!(entries_in(&file), methods.len());
     // ...and tracing is on again: the next trace point is recorded.
     assert_ne!(
         t.block.cursor.load(Ordering::Relaxed),
@@ -644,9 +645,7 @@ fn a_stop_that_timed_out_is_finished_and_tracing_restarted_on_the_next_tick() {
 fn a_stop_that_timed_out_is_finished_once_the_thread_leaves_managed_code() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("hubble");
-    let mut cfg = config(&dir);
-    cfg.stop_timeout = std::time::Duration::from_millis(5);
-    let c = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
+    let c = impatient_control(&dir, 2);
     let t = FakeThread::new();
     c.thread_attached(t.handle(), 42, "main", true);
     c.start_tracing().unwrap();
@@ -665,14 +664,7 @@ fn a_stop_that_timed_out_is_finished_once_the_thread_leaves_managed_code() {
     c.tick();
     let file = only_file(&dir);
     assert_eq!(file.header.reason, "jank");
-    let entries = file
-        .decode_events()
-        .unwrap()
-        .events
-        .iter()
-        .filter(|e| matches!(e.kind, EventKind::Entry { .. }))
-        .count();
-    assert_eq!(entries, methods.len());
+    assert_eq!(entries_in(&file), methods.len());
     t.to_runnable();
     assert!(t.exit(9001), "tracing is on again");
 }

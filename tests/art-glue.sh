@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # shellcheck source-path=SCRIPTDIR
 # The ART-side glue on the host (CI stage 32, after stage 31 built libart.so): runtime/hubble/
-# hubble_bridge.cc, thread_state.cc and lifecycle.cc, compiled from art-patches/files with the
-# patched ART headers and libart's own flags inside the trixie build root, linked with the real
-# $HUBBLE_CACHE/art/full/debian/out/libart.so.0 (scripts/art-build --full) and run there:
-# tests/art-glue/bridge_test.cc and lifecycle_test.cc (real Threads, ThreadList, locks and suspend
-# protocol; what stands in for a Runtime is described in tests/art-glue/glue_test.h).
+# hubble_bridge.cc, thread_state.cc, lifecycle.cc and tasks.cc, compiled from art-patches/files
+# with the patched ART headers and libart's own flags inside the trixie build root, linked with
+# the real $HUBBLE_CACHE/art/full/debian/out/libart.so.0 (scripts/art-build --full) and run
+# there: tests/art-glue/bridge_test.cc, lifecycle_test.cc and tasks_test.cc (real Threads,
+# ThreadList, locks, suspend protocol, ShadowFrames and identity hash codes; what stands in for
+# a Runtime is described in tests/art-glue/glue_test.h). The headers come from the --full tree
+# (libart's include paths first), which art-apply copies from art-patches/files.
 #
 #   tests/art-glue.sh            build (incremental, objects in $HUBBLE_CACHE/art/glue) and run
 #   GLUE_ONLY=name tests/art-glue.sh   only the tests whose name contains `name`
@@ -79,5 +81,9 @@ art_in_root "cd /tmp
 export GLUE_ONLY='${GLUE_ONLY:-}'; [ -n \"\$GLUE_ONLY\" ] || unset GLUE_ONLY
 echo '== lifecycle_test (lifecycle.cc)'
 /hubble/glue-out/lifecycle_test -Xgc:CMC" || rc=1
+art_in_root "cd /tmp
+export GLUE_ONLY='${GLUE_ONLY:-}'; [ -n \"\$GLUE_ONLY\" ] || unset GLUE_ONLY
+echo '== tasks_test (task_hooks.h, tasks.cc)'
+/hubble/glue-out/tasks_test -Xgc:CMC" || rc=1
 if [ $rc -eq 0 ]; then hubble_log "art-glue OK"; else hubble_log "art-glue FAILED"; fi
 exit $rc

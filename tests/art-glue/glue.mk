@@ -65,6 +65,12 @@ $(GLUE_OUT)/bridge_test: $(BRIDGE_OBJS) $(GLUE_OUT)/libglue_shims.so $(LIBART)
 $(GLUE_OUT)/lifecycle_test: $(GLUE_OUT)/lifecycle_test.o $(GLUE_OUT)/hubble/lifecycle.o $(GLUE_OUT)/libglue_shims.so $(LIBART)
 	$(CXX) -o $@ $(GLUE_OUT)/lifecycle_test.o $(GLUE_OUT)/hubble/lifecycle.o $(GLUE_LIBS) -fuse-ld=lld
 
-glue-tests: $(GLUE_OUT)/bridge_test $(GLUE_OUT)/lifecycle_test
+# The task record: the hook (task_hooks.h, inline) and tasks.cc, with the bridge that calls it.
+TASKS_OBJS = $(GLUE_OUT)/tasks_test.o $(GLUE_OUT)/hubble/tasks.o $(GLUE_OUT)/hubble/hubble_bridge.o \
+  $(GLUE_OUT)/hubble/thread_state.o $(GLUE_OUT)/pool_take_x86_64.o
+$(GLUE_OUT)/tasks_test: $(TASKS_OBJS) $(GLUE_OUT)/libglue_shims.so $(LIBART)
+	$(CXX) -o $@ $(TASKS_OBJS) $(GLUE_LIBS) -fuse-ld=lld
+
+glue-tests: $(GLUE_OUT)/bridge_test $(GLUE_OUT)/lifecycle_test $(GLUE_OUT)/tasks_test
 .PHONY: glue-tests
 -include $(wildcard $(GLUE_OUT)/*.d $(GLUE_OUT)/hubble/*.d)

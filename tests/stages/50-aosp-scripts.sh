@@ -520,11 +520,24 @@ dev_ctl() {
   expect_ok hd config retention 4,128
   [ "$(prop debug.hubble.retention)" = 4,128 ] || fail "retention"
   expect_fail hd config retention lots
+  expect_ok hd config threads all
+  [ "$(prop debug.hubble.threads)" = all ] || fail "threads all"
+  expect_ok hd config budget_mb 32
+  [ "$(prop debug.hubble.budget_mb)" = 32 ] || fail "budget_mb"
+  expect_ok hd config tasks 1
+  [ "$(prop debug.hubble.tasks)" = 1 ] || fail "tasks"
+  expect_fail hd config tasks yes
+  contains "$out" "tasks takes 1 (task records on) or 0 (off)"
+  [ "$(prop debug.hubble.tasks)" = 1 ] || fail "a bad tasks value changed the property"
+  expect_ok hd config anr_interval off
+  [ "$(prop debug.hubble.anr_interval)" = off ] || fail "anr_interval"
+  expect_fail hd config threads every
   expect_fail hd flush "$PKG" "bad reason"
   expect_ok hd start org.not.enabled
   contains "$out" "org.not.enabled is not in debug.hubble.packages"
   expect_ok hd status
   contains "$out" "debug.hubble.ctl"
+  contains "$out" "debug.hubble.tasks"
   contains "$out" "org.not.enabled start#6"
 }
 t "hubble-device: start/stop/flush/threads/config write debug.hubble.ctl with #n" dev_ctl

@@ -103,6 +103,8 @@ uint64_t TimerHz() { return 1000000000u; }
 uint64_t WallClockNs() { return Now(CLOCK_REALTIME); }
 // The host's C++ double has no compiled code calling a block-end function: no pool path.
 uint64_t PoolTakeEntry() { return 0; }
+// No framework here: none of the task methods of runtime/hubble/task_methods.h exists.
+size_t StartTaskRecords() { return 0; }
 bool AttachCurrentThread(rust::Str) { return true; }
 void DetachCurrentThread() {}
 

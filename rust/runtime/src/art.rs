@@ -68,6 +68,13 @@ pub trait Art: Send + Sync + 'static {
     fn timer_hz(&self) -> u64;
     /// Wall clock, Unix epoch nanoseconds.
     fn wall_ns(&self) -> u64;
+    /// Task records (`debug.hubble.tasks`): from now on the framework methods that submit, begin
+    /// and end asynchronous tasks write one when entered (`runtime/hubble/tasks.h`). Called once,
+    /// on the attached control thread; returns how many of those methods this runtime has. A
+    /// double without a framework has none.
+    fn start_task_records(&self) -> usize {
+        0
+    }
     /// Attaches the calling thread (the control thread) to the runtime as a daemon.
     fn attach_current_thread(&self, name: &str) -> bool;
     /// Detaches the calling thread.
@@ -161,6 +168,9 @@ impl Art for CxxArt {
     }
     fn pool_take_entry(&self) -> u64 {
         crate::ffi::hubble_pool_take_entry()
+    }
+    fn start_task_records(&self) -> usize {
+        crate::ffi::hubble_start_task_records()
     }
     fn attach_current_thread(&self, name: &str) -> bool {
         crate::ffi::hubble_attach_current_thread(name)

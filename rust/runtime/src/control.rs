@@ -59,6 +59,9 @@ pub struct Config {
     /// Many-thread mode (`debug.hubble.threads all`): every thread ART reports traces into one
     /// pool of this geometry, and `threads`/`ring_bytes` are not used. None: per-thread rings.
     pub pool: Option<hubble_format::pool::Geometry>,
+    /// `debug.hubble.tasks 1`: the control thread asks ART for task records when it starts
+    /// ([`crate::Art::start_task_records`]).
+    pub tasks: bool,
 }
 
 impl Config {
@@ -70,6 +73,7 @@ impl Config {
             dir,
             ring_bytes: crate::ring::DEFAULT_RING_BYTES,
             threads: 2,
+            tasks: false,
             max_files: 8,
             max_bytes: 256 << 20,
             mode: if cfg!(target_pointer_width = "64") {
@@ -94,6 +98,10 @@ impl Config {
         }
         // Logged there; the settings in force stay.
         let _ = self.apply_thread_selector(p);
+        match props::parse_tasks(p.get(props::TASKS).as_deref()) {
+            Ok(on) => self.tasks = on,
+            Err(e) => log::error!("hubble: {e}; task records stay off"),
+        }
         if let Some((files, mib)) = p
             .get(props::RETENTION)
             .and_then(|v| props::parse_retention(&v))

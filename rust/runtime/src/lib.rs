@@ -123,6 +123,9 @@ pub mod ffi {
         /// pool_<isa>.S`), or 0 where the build has none (many-thread mode is then refused).
         #[cxx_name = "PoolTakeEntry"]
         fn hubble_pool_take_entry() -> u64;
+        /// Task records on (`runtime/hubble/tasks.h`): how many framework methods write them.
+        #[cxx_name = "StartTaskRecords"]
+        fn hubble_start_task_records() -> usize;
         /// Attaches the calling thread as a daemon (the control thread).
         #[cxx_name = "AttachCurrentThread"]
         fn hubble_attach_current_thread(name: &str) -> bool;
@@ -242,6 +245,15 @@ pub fn control_thread<A: Art>(control: &Control<A>, rx: &mpsc::Receiver<Message>
     if !control.art().attach_current_thread("HubbleControl") {
         log::error!("hubble: the runtime refused to attach the control thread; not tracing");
         return;
+    }
+    // Before the first thread is traced, so that its first task is recorded too.
+    if control.config().tasks {
+        let methods = control.art().start_task_records();
+        if methods == 0 {
+            log::error!("hubble: debug.hubble.tasks is 1, but ART writes no task records in this process (its log says why)");
+        } else {
+            log::info!("hubble: task records from {methods} framework methods");
+        }
     }
     // Default: trace the UI thread (and the next foreground one).
     if let Err(e) = control.start_tracing() {

@@ -14,6 +14,10 @@ pub const CTL: &str = "debug.hubble.ctl";
 pub const RING_MB: &str = "debug.hubble.ring_mb";
 /// N most-recently-foreground threads traced.
 pub const THREADS: &str = "debug.hubble.threads";
+/// Task records (issue 17 B, `docs/tasks.md`): `1` makes the framework methods that submit,
+/// begin and end asynchronous tasks write the identities of the task and its queue; `0` (the
+/// default) leaves them as every other method. Read once, when the control thread starts.
+pub const TASKS: &str = "debug.hubble.tasks";
 /// `files,MiB` kept per app.
 pub const RETENTION: &str = "debug.hubble.retention";
 /// Duration triggers (issue 20 B): `<method>><threshold>=<reason>[; ...]`, e.g.
@@ -34,6 +38,15 @@ pub const ANR_INTERVAL: &str = "debug.hubble.anr_interval";
 /// event it does not answer (5 s each), and a bugreport sends SIGQUIT to every app: one set of
 /// files a minute keeps the seconds before the first ANR without filling retention's 8 files.
 pub const DEFAULT_ANR_INTERVAL: Duration = Duration::from_secs(60);
+
+/// Parses [`TASKS`]: absent or `0` is off, `1` on.
+pub fn parse_tasks(value: Option<&str>) -> Result<bool, ConfigError> {
+    match value.map(str::trim) {
+        None | Some("") | Some("0") => Ok(false),
+        Some("1") => Ok(true),
+        Some(other) => Err(ConfigError::BadTasks(other.to_string())),
+    }
+}
 
 /// [`ANR_INTERVAL`] is neither a duration nor `off`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -631,6 +644,9 @@ pub enum ConfigError {
     /// `debug.hubble.threads` is neither a positive count nor `all`.
     #[error("debug.hubble.threads = {0:?}: expected a thread count (1, 2, ...) or `all`")]
     UnknownSelector(String),
+    /// `debug.hubble.tasks` is neither `0` nor `1`.
+    #[error("debug.hubble.tasks = {0:?}: expected 1 (task records on) or 0 (off)")]
+    BadTasks(String),
     /// `debug.hubble.budget_mb` is not a whole number of MiB.
     #[error("debug.hubble.budget_mb = {0:?}: expected a whole number of MiB")]
     BadBudget(String),

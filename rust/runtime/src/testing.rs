@@ -109,6 +109,10 @@ pub struct FakeArt {
     /// This ART's trace points have no block-end path for the pool (as an ART build for an ISA
     /// the series has no trace points for): many-thread mode must be refused ([`Art::has_pool_path`]).
     pub without_pool_path: bool,
+    /// Calls of [`Art::start_task_records`], and how many methods each reports.
+    pub task_record_starts: AtomicU64,
+    /// What [`Art::start_task_records`] answers (a framework with all nine: 9).
+    pub task_methods: usize,
 }
 
 impl FakeArt {
@@ -289,6 +293,10 @@ impl Art for FakeArt {
     }
     fn wall_ns(&self) -> u64 {
         wall_clock_ns()
+    }
+    fn start_task_records(&self) -> usize {
+        self.task_record_starts.fetch_add(1, Ordering::Relaxed);
+        self.task_methods
     }
     fn attach_current_thread(&self, _name: &str) -> bool {
         !self.attach_refused.load(Ordering::Relaxed)

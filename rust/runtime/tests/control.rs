@@ -955,6 +955,65 @@ fn a_control_thread_art_refused_to_attach_traces_nothing() {
     );
 }
 
+/// `debug.hubble.tasks 1` (issue 17 B.2): the control thread asks ART for task records once,
+/// after it is attached and before it traces the first thread; `0`, absent or a bad value never
+/// asks (the bad value is an error naming the property, and task records stay off).
+#[test]
+fn the_control_thread_starts_task_records_only_when_configured() {
+    for (value, expected) in [
+        (Some("1"), 1u64),
+        (Some("0"), 0),
+        (None, 0),
+        (Some("yes"), 0),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let p = props(true);
+        if let Some(v) = value {
+            p.set(hubble_runtime::props::TASKS, v);
+        }
+        let cfg = config(&tmp.path().join("hubble")).with_properties(&*p);
+        assert_eq!(cfg.tasks, expected == 1, "debug.hubble.tasks = {value:?}");
+        let mut art = FakeArt::default();
+        art.task_methods = 9;
+        let c = Control::new(art, cfg, p, Box::new(FsStorage));
+        let t = FakeThread::new();
+        c.thread_attached(t.handle(), 42, "main", true);
+        let (tx, rx) = std::sync::mpsc::channel();
+        tx.send(hubble_runtime::Message::Shutdown).unwrap();
+        hubble_runtime::control_thread(&c, &rx);
+        assert_eq!(
+            c.art().task_record_starts.load(Ordering::Relaxed),
+            expected,
+            "debug.hubble.tasks = {value:?}"
+        );
+        assert_eq!(
+            c.traced_threads(),
+            vec![t.handle()],
+            "the UI thread is traced"
+        );
+    }
+    assert_eq!(
+        hubble_runtime::props::parse_tasks(Some("yes"))
+            .unwrap_err()
+            .to_string(),
+        "debug.hubble.tasks = \"yes\": expected 1 (task records on) or 0 (off)"
+    );
+}
+
+/// A control thread ART refused to attach never asks for task records either.
+#[test]
+fn a_refused_control_thread_starts_no_task_records() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cfg = config(&tmp.path().join("hubble"));
+    cfg.tasks = true;
+    let c = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
+    c.art().attach_refused.store(true, Ordering::Relaxed);
+    let (tx, rx) = std::sync::mpsc::channel();
+    tx.send(hubble_runtime::Message::Shutdown).unwrap();
+    hubble_runtime::control_thread(&c, &rx);
+    assert_eq!(c.art().task_record_starts.load(Ordering::Relaxed), 0);
+}
+
 /// ART frees a detached `Thread` and may allocate the next one at the same address: a report of
 /// that address with another tid is a new thread, and its files carry its own tid, not the dead
 /// thread's (`lifecycle.cc` reports the threads that exist at the start and every later attach;

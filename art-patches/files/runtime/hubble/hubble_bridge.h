@@ -112,6 +112,10 @@ uint64_t WallClockNs();
 // the runtime refuses many-thread mode (docs/many-threads.md).
 uint64_t PoolTakeEntry();
 
+// debug.hubble.tasks: from now on the framework methods of task_methods.h write task records
+// (tasks.h, InstallTaskRecords). On the attached control thread; returns how many methods do.
+size_t StartTaskRecords();
+
 // Attach / detach the calling (control) thread as a daemon in the "system" thread group.
 bool AttachCurrentThread(rust::Str name);
 void DetachCurrentThread();

@@ -1,16 +1,21 @@
 // Model of runtime/interpreter/shadow_frame.h (ART 14) with patch 0020's flag: the frame flags
 // (53-66, and kHubbleNoExitRecord = 1 << 6 from 0020), GetLink/SetLink (135-141), the dex pc
 // (113-115, 130-133), CreateDeoptimizedFrame/DeleteDeoptimizedFrame (81-93), the constructor's
-// frame_flags_(0) (414-424) and Get/UpdateFrameFlag (428-438). No vregs: the model's
-// instructions have no operands. `invocation` and `osr_continuation` are the model's ground
+// frame_flags_(0) (414-424) and Get/UpdateFrameFlag (428-438); for task_hooks.h, NumberOfVRegs
+// (103-105) and GetVRegReference (195-204: References()[i], with its DCHECK_LT; the read barrier
+// and verification are no-ops here). The deopt model's frames have no vregs (its instructions
+// have no operands); the task model's frames hold the references a call passed in their last
+// registers, as ART's do. `invocation` and `osr_continuation` are the model's ground
 // truth (which Java call this frame continues), not ART's.
 #ifndef HUBBLE_ART_MODEL_INTERPRETER_SHADOW_FRAME_H_
 #define HUBBLE_ART_MODEL_INTERPRETER_SHADOW_FRAME_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "art_method.h"
 #include "base/macros.h"
+#include "mirror/object.h"
 
 namespace art {
 
@@ -30,6 +35,18 @@ class ShadowFrame {
 
  public:
   ShadowFrame(ArtMethod* method, uint32_t dex_pc) : method_(method), dex_pc_(dex_pc) {}
+  ShadowFrame(ArtMethod* method, uint32_t dex_pc, uint32_t number_of_vregs)
+      : references_(number_of_vregs, nullptr), method_(method), dex_pc_(dex_pc) {}
+
+  uint32_t NumberOfVRegs() const { return static_cast<uint32_t>(references_.size()); }
+  mirror::Object* GetVRegReference(size_t i) const {
+    DCHECK(i < NumberOfVRegs());
+    return references_[i];
+  }
+  void SetVRegReference(size_t i, mirror::Object* ref) {
+    DCHECK(i < NumberOfVRegs());
+    references_[i] = ref;
+  }
 
   static ShadowFrame* CreateDeoptimizedFrame(ArtMethod* method, uint32_t dex_pc) {
     return new ShadowFrame(method, dex_pc);
@@ -68,6 +85,7 @@ class ShadowFrame {
     return (frame_flags_ & static_cast<uint32_t>(flag)) != 0;
   }
 
+  std::vector<mirror::Object*> references_;
   ShadowFrame* link_ = nullptr;
   ArtMethod* method_;
   uint32_t dex_pc_;

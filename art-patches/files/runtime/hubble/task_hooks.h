@@ -1,0 +1,89 @@
+/*
+ * Hubble for AOSP: the switch interpreter's task record (docs/tasks.md, issue 17 B.2).
+ *
+ * When task records are on (debug.hubble.tasks, hubble/tasks.cc), the methods of
+ * task_methods.h run in the switch interpreter only, and Execute() calls TraceTaskOnEntry right
+ * after the method's entry record (patch 0028). It writes one task record: the identity hash of
+ * the task object and of its queue, read from the frame's in-registers before the first
+ * instruction runs. No other method pays more than one relaxed load; with task records off that
+ * load reads 0.
+ */
+#ifndef ART_RUNTIME_HUBBLE_TASK_HOOKS_H_
+#define ART_RUNTIME_HUBBLE_TASK_HOOKS_H_
+
+#include <atomic>
+#include <cstdint>
+
+#include "art_method.h"
+#include "base/macros.h"
+#include "hubble/task_methods.h"
+#include "hubble/trace_hooks.h"
+#include "interpreter/shadow_frame.h"
+#include "mirror/object.h"
+#include "thread.h"
+
+namespace art {
+namespace hubble {
+
+// The resolved methods and their rows of kTaskMethods, written once by PublishTaskMethods and
+// read by every interpreted entry after an acquire load of the count.
+inline ArtMethod* gTaskMethods[kNumTaskMethods] = {};
+inline int gTaskRows[kNumTaskMethods] = {};
+inline std::atomic<size_t> gTaskMethodCount{0};
+
+// Makes the methods found (each with its row) visible to TraceTaskOnEntry. Once per process:
+// the table is never rewritten, so a reader never sees a row change under it.
+inline void PublishTaskMethods(ArtMethod* const* methods, const int* rows, size_t count) {
+  DCHECK(gTaskMethodCount.load(std::memory_order_relaxed) == 0u);
+  DCHECK(count <= kNumTaskMethods);
+  for (size_t i = 0; i < count; ++i) {
+    gTaskMethods[i] = methods[i];
+    gTaskRows[i] = rows[i];
+  }
+  gTaskMethodCount.store(count, std::memory_order_release);
+}
+
+// The identity of the object in the frame's in-register `in` (counted from the first), 0 for
+// null. Read from the frame each time: computing a hash code may suspend this thread (it
+// inflates a lock another thread holds thin), and a moving collection updates the frame's
+// references, not a copy of them.
+ALWAYS_INLINE inline uint32_t IdentityInFrame(const ShadowFrame& frame, uint16_t ins_size,
+                                              int in) REQUIRES_SHARED(Locks::mutator_lock_) {
+  if (in < 0) {
+    return 0u;
+  }
+  mirror::Object* object = frame.GetVRegReference(frame.NumberOfVRegs() - ins_size + in);
+  return object == nullptr ? 0u : static_cast<uint32_t>(object->IdentityHashCode());
+}
+
+// Execute(), entering `frame`'s method (not resuming a deoptimized frame), right after its entry
+// record: the task record if the method is one of the table's. `ins_size` is the method's code
+// item's (its in-registers are the frame's last ins_size).
+ALWAYS_INLINE inline void TraceTaskOnEntry(Thread* self, const ShadowFrame& frame,
+                                           uint16_t ins_size)
+    REQUIRES_SHARED(Locks::mutator_lock_) {
+  if (!ART_HUBBLE_TRACING) {
+    return;
+  }
+  const size_t count = gTaskMethodCount.load(std::memory_order_acquire);
+  if (LIKELY(count == 0)) {
+    return;
+  }
+  const ArtMethod* method = frame.GetMethod();
+  for (size_t i = 0; i < count; ++i) {
+    if (gTaskMethods[i] != method) {
+      continue;
+    }
+    const TaskMethod& row = kTaskMethods[gTaskRows[i]];
+    const uint32_t task = IdentityInFrame(frame, ins_size, InRegisterOf(row.signature, row.task));
+    const uint32_t queue =
+        IdentityInFrame(frame, ins_size, InRegisterOf(row.signature, row.queue));
+    tp::Task<uintptr_t>(BlockOf(self), row.kind, task, queue, TidOf(self));
+    return;
+  }
+}
+
+}  // namespace hubble
+}  // namespace art
+
+#endif  // ART_RUNTIME_HUBBLE_TASK_HOOKS_H_

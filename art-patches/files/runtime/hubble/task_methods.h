@@ -1,0 +1,158 @@
+/*
+ * Hubble for AOSP: the framework methods that write a task record when they are entered
+ * (docs/tasks.md, "Which methods write one"; issue 17 B.2).
+ *
+ * One table for the three places that must agree on it: the runtime resolves these methods and
+ * keeps them in the switch interpreter while task records are on (hubble/tasks.cc), the
+ * interpreter's entry hook writes the record from the frame's arguments (hubble/task_hooks.h),
+ * and the optimizing compiler never inlines them (patch 0016), because an inlined copy is entered
+ * without the record.
+ *
+ * Like trace_point.h this header depends on nothing from ART, so that the host harness
+ * (rust/harness/interp-replay) compiles the very same table and argument arithmetic.
+ */
+#ifndef ART_RUNTIME_HUBBLE_TASK_METHODS_H_
+#define ART_RUNTIME_HUBBLE_TASK_METHODS_H_
+
+#include <cstddef>
+#include <string_view>
+
+#include "hubble/trace_point.h"
+
+namespace art {
+namespace hubble {
+
+// Where an identity comes from: the receiver, a declared parameter (1 = the first), or nowhere
+// (the record carries 0).
+constexpr int kReceiver = 0;
+constexpr int kNoObject = -1;
+
+struct TaskMethod {
+  const char* descriptor;
+  const char* name;
+  const char* signature;
+  tp::TaskKind kind;
+  int task;   // kReceiver or a parameter number
+  int queue;  // kReceiver, a parameter number or kNoObject
+};
+
+// Android 14's framework (libcore and frameworks/base at android-14.0.0_r15). Every method is an
+// instance method with a code item (none is native or abstract): tasks.cc refuses any other.
+inline constexpr TaskMethod kTaskMethods[] = {
+    {"Ljava/util/concurrent/ThreadPoolExecutor;", "execute", "(Ljava/lang/Runnable;)V",
+     tp::TaskKind::kSubmit, 1, kReceiver},
+    {"Landroid/os/AsyncTask$SerialExecutor;", "execute", "(Ljava/lang/Runnable;)V",
+     tp::TaskKind::kSubmit, 1, kReceiver},
+    {"Landroid/os/MessageQueue;", "enqueueMessage", "(Landroid/os/Message;J)Z",
+     tp::TaskKind::kSubmit, 1, kReceiver},
+    {"Ljava/lang/Thread;", "start", "()V", tp::TaskKind::kSubmit, kReceiver, kNoObject},
+    {"Ljava/util/concurrent/ThreadPoolExecutor;", "beforeExecute",
+     "(Ljava/lang/Thread;Ljava/lang/Runnable;)V", tp::TaskKind::kBeginUntilEnd, 2, kReceiver},
+    {"Ljava/util/concurrent/ThreadPoolExecutor;", "afterExecute",
+     "(Ljava/lang/Runnable;Ljava/lang/Throwable;)V", tp::TaskKind::kEnd, 1, kReceiver},
+    {"Ljava/util/concurrent/FutureTask;", "run", "()V", tp::TaskKind::kBegin, kReceiver,
+     kNoObject},
+    {"Landroid/os/Handler;", "dispatchMessage", "(Landroid/os/Message;)V",
+     tp::TaskKind::kBegin, 1, kNoObject},
+    {"Ljava/lang/Thread;", "run", "()V", tp::TaskKind::kBegin, kReceiver, kNoObject},
+};
+inline constexpr size_t kNumTaskMethods = sizeof(kTaskMethods) / sizeof(kTaskMethods[0]);
+
+// Whether any row has this name: the optimizing compiler's inliner asks for every callee, and
+// almost every one is ruled out here, before its signature is built.
+constexpr bool IsTaskMethodName(std::string_view name) {
+  for (const TaskMethod& m : kTaskMethods) {
+    if (name == m.name) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The row of (descriptor, name, signature), or -1.
+constexpr int FindTaskMethod(std::string_view descriptor,
+                             std::string_view name,
+                             std::string_view signature) {
+  for (size_t row = 0; row < kNumTaskMethods; ++row) {
+    const TaskMethod& m = kTaskMethods[row];
+    if (name == m.name && descriptor == m.descriptor && signature == m.signature) {
+      return static_cast<int>(row);
+    }
+  }
+  return -1;
+}
+
+// The virtual register of `object` (kReceiver or a parameter number) counted from the method's
+// first in-register, as the dex calling convention lays out an instance method's ins: the
+// receiver, then each parameter in order, long and double taking two registers. -1 for
+// kNoObject, for a parameter the signature does not have, or for one that is not a reference.
+constexpr int InRegisterOf(std::string_view signature, int object) {
+  if (object == kNoObject) {
+    return -1;
+  }
+  if (object == kReceiver) {
+    return 0;
+  }
+  if (signature.empty() || signature[0] != '(') {
+    return -1;
+  }
+  int vreg = 1;  // after the receiver
+  int param = 1;
+  size_t i = 1;
+  while (i < signature.size() && signature[i] != ')') {
+    const char type = signature[i];
+    size_t end = i + 1;  // one past this parameter's descriptor
+    if (type == '[' || type == 'L') {
+      while (end - 1 < signature.size() && signature[end - 1] == '[') {
+        ++end;  // array dimensions; the element type follows
+      }
+      if (end - 1 >= signature.size()) {
+        return -1;
+      }
+      if (signature[end - 1] == 'L') {
+        const size_t semicolon = signature.find(';', end - 1);
+        if (semicolon == std::string_view::npos) {
+          return -1;
+        }
+        end = semicolon + 1;
+      }
+      if (param == object) {
+        return vreg;
+      }
+      vreg += 1;
+    } else {
+      if (param == object) {
+        return -1;  // a primitive carries no identity
+      }
+      vreg += (type == 'J' || type == 'D') ? 2 : 1;
+    }
+    ++param;
+    i = end;
+  }
+  return -1;
+}
+
+// Every row names objects its signature has, as references: checked where the table is built.
+constexpr bool TableIsConsistent() {
+  for (size_t row = 0; row < kNumTaskMethods; ++row) {
+    const TaskMethod& m = kTaskMethods[row];
+    if (InRegisterOf(m.signature, m.task) < 0) {
+      return false;
+    }
+    if (m.queue != kNoObject && InRegisterOf(m.signature, m.queue) < 0) {
+      return false;
+    }
+  }
+  return true;
+}
+static_assert(TableIsConsistent(), "a task method's identity is not a reference it receives");
+static_assert(InRegisterOf("(Landroid/os/Message;J)Z", 1) == 1);
+static_assert(InRegisterOf("(JLandroid/os/Message;)Z", 2) == 3);
+static_assert(InRegisterOf("([[ILjava/lang/Runnable;)V", 2) == 2);
+static_assert(InRegisterOf("(Ljava/lang/Thread;Ljava/lang/Runnable;)V", 2) == 2);
+static_assert(InRegisterOf("(I)V", 1) == -1);
+
+}  // namespace hubble
+}  // namespace art
+
+#endif  // ART_RUNTIME_HUBBLE_TASK_METHODS_H_

@@ -1,0 +1,41 @@
+/*
+ * Hubble for AOSP: task records from ART (docs/tasks.md, issue 17 B.2).
+ *
+ * The methods of task_methods.h write a record when entered. Compiled code has no hook for them,
+ * so while task records are on they run in the switch interpreter, whose entry hook writes it
+ * (task_hooks.h): upstream's single-method deoptimization (Instrumentation::Deoptimize, what
+ * JVMTI's breakpoints use) points their entry at the interpreter bridge and keeps the JIT and
+ * any instrumentation change from pointing it back. Callers never carry an inlined copy: the
+ * optimizing compiler does not inline them (WritesTaskRecord, patch 0016), on the device's boot
+ * image, app code and JIT code alike.
+ */
+#ifndef ART_RUNTIME_HUBBLE_TASKS_H_
+#define ART_RUNTIME_HUBBLE_TASKS_H_
+
+#include <cstddef>
+
+#include "base/locks.h"
+
+namespace art {
+
+class ArtMethod;
+class Thread;
+
+namespace hubble {
+
+// Resolves the table's methods in the boot class path, keeps them interpreted and publishes them
+// to the interpreter's hook. Once per process, on the control thread (attached, not Runnable),
+// when debug.hubble.tasks is on; a later call returns the first one's count. A method a build
+// does not have (an OEM framework) is logged and left out. None in a process debuggable from its
+// start (a debugger could set a breakpoint in one). Returns how many methods record.
+size_t InstallTaskRecords(Thread* self)
+    REQUIRES(!Locks::mutator_lock_, !Locks::thread_list_lock_);
+
+// Whether `method` is one of the table's: the optimizing compiler's inliner leaves its calls as
+// calls (an inlined copy would be entered without its record).
+bool WritesTaskRecord(ArtMethod* method) REQUIRES_SHARED(Locks::mutator_lock_);
+
+}  // namespace hubble
+}  // namespace art
+
+#endif  // ART_RUNTIME_HUBBLE_TASKS_H_

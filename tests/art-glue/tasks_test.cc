@@ -1,0 +1,175 @@
+/*
+ * Hubble for AOSP: the task record (runtime/hubble/task_hooks.h, tasks.cc; issue 17 B.2) against
+ * the real, patched libart.so: real ShadowFrames (ShadowFrame::CreateDeoptimizedFrame,
+ * shadow_frame.h 81-93, with SetVRegReference and SetVRegLong as the invoke paths fill a callee's
+ * in-registers) holding real mirror::Objects whose identity hash codes libart computes
+ * (Object::IdentityHashCode, object.cc: the hash goes into the lock word), written by the hook
+ * into a real Thread's Hubble block. What stands in: the ArtMethod*s, which the hook only
+ * compares (no class linker here to resolve the framework's), and the objects' memory, zeroed
+ * words below 4 GiB (a StackReference is 32 bits) with no class: IdentityHashCode reads and
+ * swaps the lock word only. Run by tests/art-glue.sh.
+ */
+#include <sys/mman.h>
+
+#include "glue_test.h"
+#include "hubble/hubble_bridge.h"
+#include "hubble/task_hooks.h"
+#include "hubble/task_methods.h"
+#include "hubble/tasks.h"
+#include "interpreter/shadow_frame-inl.h"
+#include "lock_word.h"
+#include "mirror/object-inl.h"
+
+namespace {
+
+using art::ShadowFrame;
+using art::Thread;
+using art::mirror::Object;
+namespace tp = art::hubble::tp;
+using glue::AttachAndRegister;
+using glue::H;
+using glue::StartUp;
+
+constexpr size_t kSlots = 64;
+
+// A ring of kSlots in the thread's block, as the control plane starts one: a start record, the
+// cursor after it (tp::BlockWord order: cursor, limit, stop, begin, end).
+uint64_t* StartRing(Thread* t) {
+  static uint64_t ring[kSlots];
+  std::memset(ring, 0, sizeof(ring));
+  uint64_t* w = reinterpret_cast<uint64_t*>(art::hubble::BlockAddress(H(t)));
+  const uint64_t begin = reinterpret_cast<uint64_t>(ring);
+  ring[0] = tp::Pack(0, tp::kMarkStart);
+  w[tp::kBegin] = begin;
+  w[tp::kEnd] = begin + sizeof(ring);
+  w[tp::kLimit] = w[tp::kEnd] - 8;
+  w[tp::kStop] = 0;
+  w[tp::kCursor] = begin + 8;
+  return ring;
+}
+
+size_t Written(Thread* t, const uint64_t* ring) {
+  const uint64_t* w = reinterpret_cast<uint64_t*>(art::hubble::BlockAddress(H(t)));
+  return (w[tp::kCursor] - reinterpret_cast<uint64_t>(ring)) / 8;
+}
+
+// Zeroed 8-byte objects below 4 GiB: a class reference (unused) and an unlocked lock word.
+Object* NewObject() {
+  static uint8_t* arena = nullptr;
+  static size_t used = 0;
+  if (arena == nullptr) {
+    arena = static_cast<uint8_t*>(mmap(nullptr, 1 << 16, PROT_READ | PROT_WRITE,
+                                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0));
+    GLUE_CHECK(arena != MAP_FAILED, "mmap below 4 GiB failed");
+  }
+  Object* o = reinterpret_cast<Object*>(arena + used);
+  used += 16;
+  return o;
+}
+
+art::LockWord::LockState StateOf(Object* o) REQUIRES_SHARED(art::Locks::mutator_lock_) {
+  return o->GetLockWord(false).GetState();
+}
+
+// MessageQueue.enqueueMessage(Message, long) and then Handler.dispatchMessage(Message) of the
+// same (recycled) Message: each record names the objects its method received, with the hash
+// codes libart gave them, and only those objects get one.
+GLUE_TEST(the_task_hook_reads_real_frames_and_libart_identity_hashes) {
+  StartUp();
+  Thread* self = AttachAndRegister("main");
+  uint64_t* ring = StartRing(self);
+  // Distinct addresses the hook compares frames' methods with; never dereferenced.
+  alignas(16) static uint8_t fake_methods[3][64];
+  art::ArtMethod* enqueue = reinterpret_cast<art::ArtMethod*>(fake_methods[0]);
+  art::ArtMethod* dispatch = reinterpret_cast<art::ArtMethod*>(fake_methods[1]);
+  art::ArtMethod* other = reinterpret_cast<art::ArtMethod*>(fake_methods[2]);
+  const int enqueue_row =
+      art::hubble::FindTaskMethod("Landroid/os/MessageQueue;", "enqueueMessage",
+                                  "(Landroid/os/Message;J)Z");
+  const int dispatch_row = art::hubble::FindTaskMethod("Landroid/os/Handler;", "dispatchMessage",
+                                                       "(Landroid/os/Message;)V");
+  GLUE_CHECK(enqueue_row >= 0 && dispatch_row >= 0, "rows %d %d", enqueue_row, dispatch_row);
+  art::ArtMethod* found[] = {dispatch, enqueue};
+  int rows[] = {dispatch_row, enqueue_row};
+  art::hubble::PublishTaskMethods(found, rows, 2);
+
+  Object* queue = NewObject();
+  Object* message = NewObject();
+  Object* handler = NewObject();
+  Object* bystander = NewObject();
+  art::ReaderMutexLock mu(self, *art::Locks::mutator_lock_);
+  {
+    // enqueueMessage: 2 locals, then the ins: this, msg, when (a long: two registers).
+    ShadowFrame* f = ShadowFrame::CreateDeoptimizedFrame(6, enqueue, 0);
+    f->SetVRegReference(0, bystander);  // a local: not an argument, never hashed
+    f->SetVRegReference(2, queue);
+    f->SetVRegReference(3, message);
+    f->SetVRegLong(4, 0x1234'5678'9abc'def0);
+    art::hubble::TraceTaskOnEntry(self, *f, 4);
+    ShadowFrame::DeleteDeoptimizedFrame(f);
+  }
+  {
+    // dispatchMessage: 1 local, then this, msg.
+    ShadowFrame* f = ShadowFrame::CreateDeoptimizedFrame(3, dispatch, 0);
+    f->SetVRegReference(1, handler);
+    f->SetVRegReference(2, message);
+    art::hubble::TraceTaskOnEntry(self, *f, 2);
+    ShadowFrame::DeleteDeoptimizedFrame(f);
+  }
+  {
+    ShadowFrame* f = ShadowFrame::CreateDeoptimizedFrame(2, other, 0);
+    f->SetVRegReference(1, handler);
+    art::hubble::TraceTaskOnEntry(self, *f, 1);
+    ShadowFrame::DeleteDeoptimizedFrame(f);
+  }
+  GLUE_CHECK(Written(self, ring) == 5, "%zu slots written, want the start and two records",
+             Written(self, ring));
+  GLUE_CHECK(StateOf(message) == art::LockWord::kHashCode &&
+                 StateOf(queue) == art::LockWord::kHashCode,
+             "libart did not store the hash codes in the lock words");
+  GLUE_CHECK(StateOf(handler) == art::LockWord::kUnlocked &&
+                 StateOf(bystander) == art::LockWord::kUnlocked,
+             "an object no record names was hashed");
+  const uint32_t m = static_cast<uint32_t>(message->IdentityHashCode());
+  const uint32_t q = static_cast<uint32_t>(queue->IdentityHashCode());
+  auto check = [&](size_t slot, uint32_t kind, uint32_t task, uint32_t want_queue) {
+    const uint64_t payload = ring[slot];
+    const uint64_t stamp = ring[slot + 1];
+    const uint32_t lo = static_cast<uint32_t>(payload);
+    GLUE_CHECK(static_cast<uint32_t>(stamp) == tp::kMarkTask, "slot %zu: no task mark", slot + 1);
+    GLUE_CHECK((lo >> 4) == (task & tp::kIdentityMask), "slot %zu: task %#x, want %#x", slot,
+               lo >> 4, task);
+    GLUE_CHECK((((lo >> 1) & 1u) | (((lo >> 3) & 1u) << 1)) == kind, "slot %zu: kind", slot);
+    GLUE_CHECK(static_cast<uint32_t>(payload >> 32) == (want_queue & tp::kIdentityMask),
+               "slot %zu: queue %#x, want %#x", slot, static_cast<uint32_t>(payload >> 32),
+               want_queue);
+  };
+  check(1, static_cast<uint32_t>(tp::TaskKind::kSubmit), m, q);
+  check(3, static_cast<uint32_t>(tp::TaskKind::kBegin), m, 0);
+}
+
+// The bridge's entry on a runtime that never started (no class linker to resolve the framework's
+// methods with) returns 0 and publishes nothing, instead of crashing the app.
+GLUE_TEST(start_task_records_without_a_started_runtime_does_nothing) {
+  StartUp();
+  AttachAndRegister("control");
+  const size_t before = art::hubble::gTaskMethodCount.load();
+  GLUE_CHECK(art::hubble::StartTaskRecords() == 0, "task records started without a runtime");
+  GLUE_CHECK(art::hubble::gTaskMethodCount.load() == before, "the table changed");
+}
+
+// A process debuggable from its start gets no task records (a debugger's breakpoint in a task
+// method would deoptimize it twice: Instrumentation::Deoptimize CHECKs against that). Decided
+// before anything else: this runtime has no class linker, which the resolution would need.
+GLUE_TEST(a_debuggable_process_gets_no_task_records) {
+  StartUp();
+  Thread* self = AttachAndRegister("control");
+  art::Runtime::Current()->SetRuntimeDebugState(
+      art::Runtime::RuntimeDebugState::kJavaDebuggableAtInit);
+  GLUE_CHECK(art::hubble::InstallTaskRecords(self) == 0, "task records in a debuggable process");
+  GLUE_CHECK(art::hubble::gTaskMethodCount.load() == 0, "the table was published");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return glue::RunAll(argc, argv); }

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Run the Hubble ART run-test (tests/art-run-test/<NNNN>-hubble*) on a device or
+# Run the Hubble ART run-tests (tests/art-run-test/<NNNN>-hubble*) on a device or
 # cuttlefish, with ART's chroot method (art/test/README.chroot.md of android-14): build ART
 # for the target, push it into a chroot on the device, run the test there, tear down.
 #
 #   tests/device/run-art-test.sh [--aosp DIR] [--test NAME] [--lunch COMBO] [--32|--64]
 #                                [--skip-build] [--keep-chroot] [--dry-run]
 #
-#   --test NAME    the run-test (default: the NNNN-hubble-* one in tests/art-run-test/, which
-#                  scripts/aosp-apply copies to art/test/)
+#   --test NAME    one run-test (default: every NNNN-hubble-* one in tests/art-run-test/,
+#                  which scripts/aosp-apply copies to art/test/)
 #   --lunch COMBO  default aosp_arm64-eng (README.chroot.md's full-tree target for arm64)
 #   --32 | --64    which ART to test (default --64)
 #   --skip-build   reuse the last art/tools/buildbot-build.sh --target
@@ -41,16 +41,19 @@ while [ $# -gt 0 ]; do
 done
 
 top="$(aosp_resolve_top "$aosp")"
+tests=()
 if [ -z "$test" ]; then
   run_tests="${HUBBLE_ART_RUN_TESTS:-$HUBBLE_ROOT/tests/art-run-test}"
   patches="${HUBBLE_ART_PATCHES:-$HUBBLE_ROOT/art-patches}"
-  mapfile -t found < <(find "$run_tests" "$patches/files/test" -mindepth 1 -maxdepth 1 -type d \
+  mapfile -t tests < <(find "$run_tests" "$patches/files/test" -mindepth 1 -maxdepth 1 -type d \
     -name '[0-9][0-9][0-9][0-9]-hubble*' -printf '%f\n' 2>/dev/null | sort -u)
-  [ "${#found[@]}" -gt 0 ] || hubble_die "no Hubble run-test (NNNN-hubble-*) in $run_tests or $patches/files/test: pass --test NAME"
-  [ "${#found[@]}" -eq 1 ] || hubble_log "several Hubble run-tests (${found[*]}): running ${found[0]}; pick one with --test"
-  test="${found[0]}"
+  [ "${#tests[@]}" -gt 0 ] || hubble_die "no Hubble run-test (NNNN-hubble-*) in $run_tests or $patches/files/test: pass --test NAME"
+else
+  tests=("$test")
 fi
-[ -d "$top/art/test/$test" ] || aosp_missing "art/test/$test is not in the tree: run scripts/aosp-apply --aosp $top"
+for t in "${tests[@]}"; do
+  [ -d "$top/art/test/$t" ] || aosp_missing "art/test/$t is not in the tree: run scripts/aosp-apply --aosp $top"
+done
 for t in art/tools/buildbot-build.sh art/tools/buildbot-setup-device.sh art/tools/buildbot-sync.sh \
          art/tools/buildbot-teardown-device.sh art/tools/buildbot-cleanup-device.sh art/test/testrunner/testrunner.py; do
   [ -e "$top/$t" ] || aosp_missing "$t is not in the tree (an incomplete art/ project)"
@@ -62,10 +65,11 @@ aosp_check_missing
 steps=()
 [ "$build" = 0 ] || steps+=("art/tools/buildbot-build.sh --target")
 steps+=("art/tools/buildbot-cleanup-device.sh" "art/tools/buildbot-setup-device.sh" "art/tools/buildbot-sync.sh")
-run_step="art/test/testrunner/testrunner.py --target --$bits -t $test"
+run_step="art/test/testrunner/testrunner.py --target --$bits"
+for t in "${tests[@]}"; do run_step+=" -t $t"; done
 down=("art/tools/buildbot-teardown-device.sh" "art/tools/buildbot-cleanup-device.sh")
 
-hubble_log "run-test $test on the device, ${bits}-bit, ART built with lunch $combo"
+hubble_log "run-tests ${tests[*]} on the device, ${bits}-bit, ART built with lunch $combo"
 aosp_run adb root
 aosp_run adb wait-for-device
 old_consent="$(adb shell getprop persist.hubble.consent | tr -d '\r')"
@@ -89,4 +93,4 @@ if [ "$HUBBLE_DRY_RUN" = 1 ]; then
   exit 0
 fi
 aosp_in_env "$top" "$combo" bash -euo pipefail -c "$script"
-hubble_log "run-test $test passed"
+hubble_log "run-tests ${tests[*]} passed"

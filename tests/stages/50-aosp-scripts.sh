@@ -130,6 +130,9 @@ make_run_tests() {  # make_run_tests DIR
   rm -rf "$1"; mkdir -p "$1/2270-hubble-transitions/src"
   printf 'public class Main {}\n' > "$1/2270-hubble-transitions/src/Main.java"
   printf '#!/bin/bash\nexec ${RUN} "$@"\n' > "$1/2270-hubble-transitions/run"; chmod +x "$1/2270-hubble-transitions/run"
+  mkdir -p "$1/2271-hubble-tasks/src"
+  printf 'public class Main {}\n' > "$1/2271-hubble-tasks/src/Main.java"
+  printf '#!/bin/bash\nexec ${RUN} "$@"\n' > "$1/2271-hubble-tasks/run"; chmod +x "$1/2271-hubble-tasks/run"
   printf 'not a run-test dir\n' > "$1/build-java.sh"
 }
 
@@ -627,13 +630,16 @@ art_test() {
   printf 'com.example.app' > "$FAKE_DEV/props/debug.hubble.packages"
   expect_ok with_fakes tests/device/run-art-test.sh --aosp "$APPLY_TREE" --dry-run
   contains "$out" "+ lunch aosp_arm64-eng"
-  contains "$out" "testrunner.py --target --64 -t 2270-hubble-transitions"
+  contains "$out" "testrunner.py --target --64 -t 2270-hubble-transitions -t 2271-hubble-tasks"
   lacks "$(calls)" "buildbot"
+  expect_ok with_fakes tests/device/run-art-test.sh --aosp "$APPLY_TREE" --test 2271-hubble-tasks --dry-run
+  contains "$out" "testrunner.py --target --64 -t 2271-hubble-tasks"
+  lacks "$out" "-t 2270-hubble-transitions"
   rm -f "$FAKE_LOG"
   expect_ok with_fakes tests/device/run-art-test.sh --aosp "$APPLY_TREE" --32
   in_order "adb | root" "setprop persist.hubble.consent 1; setprop debug.hubble.packages '*'" \
     "lunch | aosp_arm64-eng" "buildbot-build.sh --target" "buildbot-cleanup-device.sh" \
-    "buildbot-setup-device.sh" "buildbot-sync.sh" "testrunner.py --target --32 -t 2270-hubble-transitions" \
+    "buildbot-setup-device.sh" "buildbot-sync.sh" "testrunner.py --target --32 -t 2270-hubble-transitions -t 2271-hubble-tasks" \
     "buildbot-teardown-device.sh" "setprop debug.hubble.packages 'com.example.app'"
   [ "$(prop debug.hubble.packages)" = com.example.app ] || fail "packages not restored: $(prop debug.hubble.packages)"
   expect_fail with_fakes tests/device/run-art-test.sh --aosp "$TREE" --test 9999-none --dry-run

@@ -23,6 +23,7 @@ struct Event {
   uint32_t tid;
   std::string name;
   bool is_ui;
+  bool on_itself = false;
 };
 
 std::mutex gMu;
@@ -70,8 +71,14 @@ bool RuntimeStarted(rust::Str package, rust::Str process, rust::Str data_dir) no
   Record({"started", 0, 0, S(package), false});
   return gEnabled.load();
 }
-void ThreadAttached(size_t thread, uint32_t tid, rust::Str name, bool is_ui) noexcept {
-  Record({"attached", thread, tid, S(name), is_ui});
+void ThreadAttached(size_t thread, uint32_t tid, rust::Str name, bool is_ui,
+                    bool on_itself) noexcept {
+  // A report on the thread itself may start tracing it, which takes the control plane's registry
+  // lock: never under thread_list_lock_ (the control thread takes that lock holding the registry).
+  if (on_itself && art::Locks::thread_list_lock_->IsExclusiveHeld(art::Thread::Current())) {
+    Record({"attached-itself-under-thread-list-lock", thread, tid, S(name), is_ui, on_itself});
+  }
+  Record({"attached", thread, tid, S(name), is_ui, on_itself});
   // A test can hold the start inside its report of the first thread (thread_list_lock_ held).
   if (gHoldFirstReport.exchange(false)) {
     gHeld = true;
@@ -159,6 +166,8 @@ GLUE_TEST(start_reports_every_registered_thread_once_with_the_main_thread_as_ui)
       GLUE_CHECK(e.tid == static_cast<uint32_t>(art::StubTest::Tid(w.t)), "%s: tid %u", w.name, e.tid);
       GLUE_CHECK(e.name == w.name, "%s reported as '%s'", w.name, e.name.c_str());
       GLUE_CHECK(e.is_ui == w.ui, "%s: is_ui %d", w.name, e.is_ui);
+      GLUE_CHECK(!e.on_itself, "%s: the start's report (under thread_list_lock_) said on_itself",
+                 w.name);
     }
     GLUE_CHECK(n == 1, "%s reported %zu times", w.name, n);
   }
@@ -179,8 +188,10 @@ GLUE_TEST(after_the_start_each_hook_forwards_its_event) {
   auto ev = Events();
   GLUE_CHECK(ev.size() == reported + 1 && ev.back().kind == "attached" &&
                  ev.back().thread == H(m.thread()) && ev.back().name == "kernel-name" &&
-                 !ev.back().is_ui,
+                 !ev.back().is_ui && ev.back().on_itself,
              "attach not forwarded as such");
+  GLUE_CHECK(Count("attached-itself-under-thread-list-lock") == 0,
+             "a thread reported itself under thread_list_lock_");
   GLUE_CHECK(art::hubble::OnThreadRenaming(m.thread(), "HUBBLE:start"), "a command was not kept");
   GLUE_CHECK(!art::hubble::OnThreadRenaming(m.thread(), "plain"), "a plain name was swallowed");
   GLUE_CHECK(!art::hubble::OnThreadRenaming(m.thread(), nullptr), "a null name was swallowed");

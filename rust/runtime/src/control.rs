@@ -166,6 +166,13 @@ impl Config {
     }
 }
 
+/// Gives a registered thread its pool words (called with the registry locked).
+fn start_pooled(e: &mut Entry, p: &Pool) {
+    // SAFETY: registered threads are alive while the registry lock is held.
+    pool::start(unsafe { block_at(e.block) }, p, e.next_seq);
+    e.pooled = Some(Pooled::default());
+}
+
 /// Errors of the control plane (each is logged; none stops tracing for good).
 #[derive(Debug, thiserror::Error)]
 pub enum RuntimeError {
@@ -519,6 +526,37 @@ impl<A: Art> Control<A> {
         });
     }
 
+    /// A thread reports its own attach (`Thread::Init`, on the thread itself, holding no ART
+    /// lock, before it runs any Java code). In many-thread mode, with tracing on, it starts
+    /// tracing here and now, under the registry lock as every start does, so that its first
+    /// trace point (its `Thread.run()`, a task's begin) is recorded; otherwise it is queued as
+    /// [`Control::thread_attached`] does, for the control thread. Returns whether it started
+    /// (then no rebalance is needed for it). Like [`Control::thread_detached`], it may wait for
+    /// the registry while the control thread holds it (a flush: at most its stop timeout).
+    pub fn thread_attached_itself(
+        &self,
+        thread: ThreadHandle,
+        tid: u32,
+        name: &str,
+        is_ui: bool,
+    ) -> bool {
+        self.thread_attached(thread, tid, name, is_ui);
+        let Some(p) = &self.pool else {
+            return false;
+        };
+        let mut reg = self.registry();
+        if !reg.tracing_on {
+            return false;
+        }
+        match reg.threads.get_mut(&thread) {
+            Some(e) if e.enabled != Some(false) && e.pooled.is_none() => {
+                start_pooled(e, p);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Applies queued reports. Called with the registry locked.
     fn drain(&self, reg: &mut Registry) {
         let events = std::mem::take(&mut *lock(&self.pending));
@@ -803,9 +841,7 @@ impl<A: Art> Control<A> {
             let e = reg.threads.get_mut(&h).expect("listed");
             let wanted = on && e.enabled != Some(false);
             if wanted && e.pooled.is_none() {
-                // SAFETY: registered threads are alive while the registry lock is held.
-                pool::start(unsafe { block_at(e.block) }, p, e.next_seq);
-                e.pooled = Some(Pooled::default());
+                start_pooled(e, p);
             } else if !wanted && e.pooled.is_some() {
                 leaving.push(h);
             }

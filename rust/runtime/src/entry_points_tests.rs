@@ -125,7 +125,7 @@ fn every_entry_point_reaches_the_control_plane() {
             > 0
     });
     assert!(g.control.traced_threads().is_empty());
-    super::thread_attached(ui, 4242, "main", true);
+    super::thread_attached(ui, 4242, "main", true, false);
     wait_for("the UI thread traced", || cursor(ui) != 0);
     write_calls(ui, 3);
 
@@ -153,7 +153,7 @@ fn every_entry_point_reaches_the_control_plane() {
     wait_for("a jank flush", || !files(&dir, "jank").is_empty());
 
     // A second thread: attached (not UI), then foreground: traced next to the UI thread.
-    super::thread_attached(second, 4243, "worker", false);
+    super::thread_attached(second, 4243, "worker", false, true);
     super::thread_foreground(second);
     wait_for("the foreground thread traced", || cursor(second) != 0);
     // Disabled by name, then by the API: tracing off for it.

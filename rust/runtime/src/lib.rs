@@ -47,9 +47,12 @@ pub mod ffi {
         /// with `ThreadAttached` (the main thread with `is_ui`).
         #[cxx_name = "RuntimeStarted"]
         fn runtime_started(package: &str, process: &str, data_dir: &str) -> bool;
-        /// A thread was attached (its `Thread*` is valid until `ThreadDetached`).
+        /// A thread was attached (its `Thread*` is valid until `ThreadDetached`). `on_itself`:
+        /// reported by the thread itself from `Thread::Init`, holding no ART lock (in
+        /// many-thread mode it then starts tracing before it returns); otherwise reported by the
+        /// start, possibly under ART's `thread_list_lock_`.
         #[cxx_name = "ThreadAttached"]
-        fn thread_attached(thread: usize, tid: u32, name: &str, is_ui: bool);
+        fn thread_attached(thread: usize, tid: u32, name: &str, is_ui: bool, on_itself: bool);
         /// On the detaching thread itself, before its `Thread*` is freed.
         #[cxx_name = "ThreadDetached"]
         fn thread_detached(thread: usize);
@@ -303,11 +306,18 @@ fn runtime_started(package: &str, process: &str, data_dir: &str) -> bool {
     true
 }
 
-fn thread_attached(thread: usize, tid: u32, name: &str, is_ui: bool) {
+fn thread_attached(thread: usize, tid: u32, name: &str, is_ui: bool, on_itself: bool) {
     if let Some(g) = global() {
-        g.control.thread_attached(thread, tid, name, is_ui);
+        let started = if on_itself {
+            // No ART lock held: many-thread mode starts the thread now (its first trace point
+            // must not race the control thread's rebalance).
+            g.control.thread_attached_itself(thread, tid, name, is_ui)
+        } else {
+            g.control.thread_attached(thread, tid, name, is_ui);
+            false
+        };
         // Many-thread mode traces every thread, so every attach starts one.
-        if is_ui || g.control.pool().is_some() {
+        if is_ui || (g.control.pool().is_some() && !started) {
             // Never waits: this may run under ART's thread_list_lock_.
             send(Message::Rebalance);
         }

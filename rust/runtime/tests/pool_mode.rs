@@ -642,3 +642,41 @@ fn the_tick_closes_the_block_of_a_thread_idle_since_the_pool_went_round() {
     let section = trace.sections().into_iter().find(|s| s.tid == 10).unwrap();
     assert_eq!(section.runs.len(), 1, "one run: seq without a gap");
 }
+
+/// A thread that reports its own attach (`Thread::Init`, `on_itself`) in many-thread mode is
+/// traced from its first trace point: no control-thread round trip, which its `Thread.run()`
+/// (a plain thread's task begin) used to lose. A thread reported by someone else, or before
+/// tracing is on, is only queued for the control thread, as before.
+#[test]
+fn a_thread_attached_on_itself_is_traced_from_its_first_trace_point() {
+    let (c, files) = pool_control(Duration::from_secs(20));
+    let early = FakeThread::new();
+    assert!(
+        !c.thread_attached_itself(early.handle(), 300, "early", false),
+        "started before tracing is on"
+    );
+    c.start_tracing().unwrap();
+    let p = c.pool().unwrap();
+    let t = FakeThread::new();
+    assert!(c.thread_attached_itself(t.handle(), 301, "new", false));
+    t.to_runnable();
+    assert!(
+        t.pool_entry(p, 301, method(301, 0), c.art().timer()),
+        "the first entry is lost"
+    );
+    assert!(t.pool_exit(p, 301, c.art().timer()));
+    t.to_native();
+    // Reported by the start (possibly under ART's thread_list_lock_): queued, not started.
+    let other = FakeThread::new();
+    c.thread_attached(other.handle(), 302, "other", false);
+    other.to_runnable();
+    assert!(!other.pool_entry(p, 302, method(302, 0), c.art().timer()));
+    other.to_native();
+    let flushed = c.flush(t.handle(), "test").unwrap();
+    let (_, got) = records_by_tid(&files, &flushed.path.unwrap());
+    assert_eq!(got[&301].len(), 2, "the new thread's entry and exit");
+    assert!(!got.contains_key(&302));
+    for h in [early.handle(), t.handle(), other.handle()] {
+        c.thread_detached(h);
+    }
+}

@@ -12,7 +12,8 @@
  *       Runtime::SetProcessPackageName / SetProcessDataDirectory). data_dir may be empty
  *       (then /data/data/<package>). Returns whether Hubble runs in this process. Afterwards
  *       ART reports every already-attached thread with ThreadAttached (main thread: is_ui).
- *   void art::hubble::ThreadAttached(size_t thread, uint32_t tid, rust::Str name, bool is_ui);
+ *   void art::hubble::ThreadAttached(size_t thread, uint32_t tid, rust::Str name, bool is_ui,
+ *                                    bool on_itself);
  *       Thread::Init after the Thread is registered (its tlsPtr_ block is valid).
  *   void art::hubble::ThreadDetached(size_t thread);
  *       On the detaching thread itself, in Thread::Destroy before the Thread is freed.

@@ -53,10 +53,13 @@ std::string KernelName(Thread* thread) {
 
 bool IsUiThread(Thread* thread) { return thread->GetTid() == getpid(); }
 
-void ReportAttached(Thread* thread, const std::string& name) {
+// `on_itself`: the thread reports its own attach, holding no ART lock (OnThreadAttached), so the
+// control plane may start tracing it before it returns; the start's reports run under
+// thread_list_lock_ and only queue.
+void ReportAttached(Thread* thread, const std::string& name, bool on_itself) {
   const std::string utf8 = ToUtf8(name);
   ThreadAttached(Handle(thread), static_cast<uint32_t>(thread->GetTid()), AsStr(utf8),
-                 IsUiThread(thread));
+                 IsUiThread(thread), on_itself);
 }
 
 }  // namespace
@@ -88,7 +91,7 @@ void OnProcessStarted(Thread* self) {
       }
       std::string name;
       t->GetThreadName(name);
-      ReportAttached(t, name);
+      ReportAttached(t, name, /*on_itself=*/ false);
     }
     // Started after the reports, still under thread_list_lock_, which OnThreadDetaching takes to
     // decide: a thread that begins detaching either marked itself before (and was skipped above)
@@ -105,7 +108,7 @@ void OnThreadAttached(Thread* thread) {
   if (LIKELY(!gStarted.load(std::memory_order_acquire))) {
     return;
   }
-  ReportAttached(thread, KernelName(thread));
+  ReportAttached(thread, KernelName(thread), /*on_itself=*/ true);
 }
 
 void OnThreadDetaching(Thread* self) {

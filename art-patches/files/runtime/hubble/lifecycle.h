@@ -34,8 +34,11 @@ extern std::atomic<bool> gStarted;
 // is the pid, is the UI thread). `self` is in the Native state (normal JNI method).
 void OnProcessStarted(Thread* self) REQUIRES(!Locks::thread_list_lock_);
 
-// Thread::Init, after ThreadList::Register: the Thread* (and its Hubble block) is valid.
-void OnThreadAttached(Thread* thread);
+// Thread::Init, after ThreadList::Register, on the thread itself, holding no ART lock: the
+// Thread* (and its Hubble block) is valid. In many-thread mode the control plane starts tracing
+// the thread before this returns (it may wait for the control plane's registry, as
+// OnThreadDetaching may), so the thread's first Java frame, its Thread.run(), is recorded.
+void OnThreadAttached(Thread* thread) REQUIRES(!Locks::thread_list_lock_);
 
 // Thread::Destroy, first thing, on the detaching thread (not Runnable), which stays in the thread
 // list until ThreadList::Unregister. Before OnProcessStarted has decided whether the control plane

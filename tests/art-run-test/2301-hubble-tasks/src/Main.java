@@ -45,7 +45,7 @@ public class Main {
     Thread[] workerThread = new Thread[1];
     ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS,
         new LinkedBlockingQueue<Runnable>(), r -> {
-          workerThread[0] = new Settled(r, "hubble-worker");
+          workerThread[0] = new Thread(r, "hubble-worker");
           return workerThread[0];
         });
     known.put(pool, "pool");
@@ -59,7 +59,7 @@ public class Main {
       pool.execute(r);
     }
     known.put(workerThread[0], "worker-thread");
-    Thread plain = new Settled(() -> sleep(1), "hubble-plain");
+    Thread plain = new Thread(() -> sleep(1), "hubble-plain");
     known.put(plain, "plain-thread");
     plain.start();
     plain.join();
@@ -98,25 +98,6 @@ public class Main {
         }
         System.out.println(KINDS[(int) r[0]] + " " + task + queue);
       }
-    }
-  }
-
-  /**
-   * A thread whose Thread.run() starts once Hubble traces it. In many-thread mode the control
-   * thread starts a new thread's tracing when it handles the attach, asynchronously, so the first
-   * microseconds of a thread can go unrecorded (docs/tasks.md, "Limits"): Thread.run()'s own
-   * record among them. Entered through super.run(), Thread.run() is still the table's method,
-   * with this thread as its receiver.
-   */
-  static final class Settled extends Thread {
-    Settled(Runnable r, String name) {
-      super(r, name);
-    }
-
-    @Override
-    public void run() {
-      Main.sleep(100);
-      super.run();
     }
   }
 

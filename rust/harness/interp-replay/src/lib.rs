@@ -249,3 +249,48 @@ pub fn run(exe: &Path, script: &str) -> Replay {
         slots,
     }
 }
+
+/// Checks that every line of `cpp/<model>` marked `// HOOK <patch>` is, whitespace aside, a line
+/// that patch adds to ART (a call the patch wraps over two lines counts as one string), so a
+/// model cannot drift from the series. Returns how many marked lines it checked.
+pub fn check_marked_hooks(model: &str) -> usize {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("cpp")
+            .join(model),
+    )
+    .unwrap_or_else(|e| panic!("reading cpp/{model}: {e}"));
+    let squash = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    let mut added: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+    for entry in std::fs::read_dir(repo_root().join("art-patches/patches")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let patch = std::fs::read_to_string(&path).unwrap();
+        let lines: String = patch
+            .lines()
+            .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
+            .map(|l| squash(&l[1..]))
+            .collect();
+        added.insert(name[..4].to_string(), lines);
+    }
+    let mut hooks = 0;
+    for line in text.lines() {
+        let Some((code, marker)) = line.split_once("// HOOK ") else {
+            continue;
+        };
+        let patch = marker.trim();
+        if patch.len() != 4 || !patch.bytes().all(|b| b.is_ascii_digit()) {
+            continue; // prose about the marker, not a marked line
+        }
+        let lines = added
+            .get(patch)
+            .unwrap_or_else(|| panic!("HOOK {patch}: no such patch"));
+        assert!(
+            lines.contains(&squash(code)),
+            "cpp/{model} calls `{}` but patch {patch} adds no such line",
+            code.trim()
+        );
+        hooks += 1;
+    }
+    hooks
+}

@@ -615,42 +615,6 @@ fn mutated_hooks_are_detected() {
 /// `// HOOK <patch>` is, whitespace aside, a line the patch adds.
 #[test]
 fn the_model_calls_the_hooks_the_patches_add() {
-    let root = repo_root();
-    let model =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("cpp/deopt_model.cc"))
-            .unwrap();
-    let squash = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
-    let mut patches: HashMap<String, String> = HashMap::new();
-    for entry in std::fs::read_dir(root.join("art-patches/patches")).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().to_string();
-        let text = std::fs::read_to_string(&path).unwrap();
-        // Added lines, joined so that a call the patch wraps over two lines is one string.
-        let added: String = text
-            .lines()
-            .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
-            .map(|l| squash(&l[1..]))
-            .collect();
-        patches.insert(name[..4].to_string(), added);
-    }
-    let mut hooks = 0;
-    for line in model.lines() {
-        let Some((code, marker)) = line.split_once("// HOOK ") else {
-            continue;
-        };
-        let patch = marker.trim();
-        if patch.len() != 4 || !patch.bytes().all(|b| b.is_ascii_digit()) {
-            continue; // prose about the marker, not a marked line
-        }
-        let added = patches
-            .get(patch)
-            .unwrap_or_else(|| panic!("HOOK {patch}: no such patch"));
-        assert!(
-            added.contains(&squash(code)),
-            "cpp/deopt_model.cc calls `{}` but patch {patch} adds no such line",
-            code.trim()
-        );
-        hooks += 1;
-    }
+    let hooks = hubble_interp_replay::check_marked_hooks("deopt_model.cc");
     assert!(hooks >= 6, "the model marks its hook calls ({hooks} found)");
 }

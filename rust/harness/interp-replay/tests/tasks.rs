@@ -462,37 +462,6 @@ fn mutated_task_hooks_are_detected() {
 /// patch adds to ART: the model enters methods as the patched `Execute()` does.
 #[test]
 fn the_model_calls_the_hooks_the_patches_add() {
-    let root = repo_root();
-    let model =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("cpp/task_model.cc"))
-            .unwrap();
-    let squash = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
-    let mut checked = 0;
-    for line in model.lines() {
-        let Some((code, patch)) = line.split_once("// HOOK ") else {
-            continue;
-        };
-        let patch = patch.trim();
-        if patch.len() != 4 || !patch.bytes().all(|b| b.is_ascii_digit()) {
-            continue;
-        }
-        let file = std::fs::read_dir(root.join("art-patches/patches"))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .find(|p| p.file_name().unwrap().to_string_lossy().starts_with(patch))
-            .unwrap_or_else(|| panic!("HOOK {patch}: no such patch"));
-        let added: String = std::fs::read_to_string(&file)
-            .unwrap()
-            .lines()
-            .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
-            .map(|l| squash(&l[1..]))
-            .collect();
-        assert!(
-            added.contains(&squash(code)),
-            "cpp/task_model.cc calls `{}` but patch {patch} adds no such line",
-            code.trim()
-        );
-        checked += 1;
-    }
-    assert_eq!(checked, 2, "the entry and the task hook are marked");
+    let hooks = hubble_interp_replay::check_marked_hooks("task_model.cc");
+    assert_eq!(hooks, 2, "the entry and the task hook are marked");
 }

@@ -168,9 +168,13 @@ impl Config {
 
 /// Gives a registered thread its pool words (called with the registry locked).
 fn start_pooled(e: &mut Entry, p: &Pool) {
+    let since = pool::head(p);
     // SAFETY: registered threads are alive while the registry lock is held.
     pool::start(unsafe { block_at(e.block) }, p, e.next_seq);
-    e.pooled = Some(Pooled::default());
+    e.pooled = Some(Pooled {
+        since,
+        ..Pooled::default()
+    });
 }
 
 /// Errors of the control plane (each is logged; none stops tracing for good).
@@ -255,6 +259,9 @@ struct Pooled {
     stopping: Option<StopCause>,
     /// Idle gaps seen since the thread last started (the cursor is an address in the pool).
     anchors: Anchors,
+    /// The pool's head when the thread started: its blocks have tickets at or above it, so a
+    /// block of its tid below it is an earlier thread's (tids come back).
+    since: u64,
 }
 
 /// What the many-thread flushes remember between two of them (under the registry lock).
@@ -1783,6 +1790,24 @@ impl<A: Art> Control<A> {
             };
             // SAFETY: registered threads are alive while the registry lock is held.
             f(*h, unsafe { block_at(e.block) }, t.ring.slots(), t.run);
+        }
+    }
+
+    /// For [`crate::triggers`]: the pool and every thread traced in it that is not being stopped,
+    /// with its tid and the pool's head when it started ([`Pooled::since`]), under the registry
+    /// lock.
+    pub(crate) fn for_each_pooled_thread(
+        &self,
+        mut f: impl FnMut(&Pool, ThreadHandle, u32, &ThreadBlock, u64),
+    ) {
+        let Some(p) = &self.pool else { return };
+        let reg = self.registry();
+        for (h, e) in &reg.threads {
+            let Some(pt) = e.pooled.as_ref().filter(|t| t.stopping.is_none()) else {
+                continue;
+            };
+            // SAFETY: registered threads are alive while the registry lock is held.
+            f(p, *h, e.tid, unsafe { block_at(e.block) }, pt.since);
         }
     }
 

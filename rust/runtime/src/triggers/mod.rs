@@ -1,7 +1,8 @@
 //! Duration triggers (issue 20 B): flush a thread when one of its calls of a watched method runs
 //! longer than a threshold (`debug.hubble.triggers`, [`crate::props::parse_triggers`]). No
 //! framework patch and no anomaly API call: the control thread reads the rings behind the
-//! traced threads on every [`Control::tick`]. The design and its limits are in
+//! traced threads on every [`Control::tick`] (`ring.rs`), or in many-thread mode each thread's
+//! blocks in `seq` order (`pool.rs`). The design and its limits are in
 //! `docs/architecture.md` ("Duration triggers") and `docs/protocol.md` ("The trigger
 //! detector's reads"); in short:
 //!
@@ -42,7 +43,7 @@
 //!   [`crate::props::TRIGGER_INTERVAL`] (default 30 s); hits within it are counted in
 //!   [`Triggers::suppressed`].
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::BuildHasherDefault;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -53,10 +54,12 @@ use hubble_format::slot::{self, Mode};
 use log::{info, warn};
 
 use crate::art::{Art, ThreadHandle};
-use crate::block::{Slots, ThreadBlock, SLOT};
 use crate::control::Control;
 use crate::flush::PointerHasher;
 use crate::props::{self, TriggerSpec, DEFAULT_TRIGGER_INTERVAL};
+
+mod pool;
+mod ring;
 
 /// Open calls of trigger methods kept per thread (deeper recursion is not timed).
 pub const MAX_OPEN: usize = 64;
@@ -130,25 +133,36 @@ struct State {
 
 /// One traced thread's reading position and call stack.
 struct Reader {
+    /// Where in the thread's memory it reads: a ring, or the thread's blocks in the pool.
+    place: Place,
+    /// Timer and symbol epoch read before the records from `from` on were written.
+    low: Instant,
+    /// Timer and symbol epoch read just before the position `seen` was.
+    seen_at: Instant,
+    /// The next stretch is a backfill: of unknown age before `seen`, dated backward from this
+    /// timer value (read after `seen`).
+    backfill: Option<u64>,
+    /// Call depth relative to where reading (re)started.
+    depth: i64,
+    open: Vec<Open>,
+}
+
+enum Place {
+    Ring(RingPlace),
+    Pool(pool::PoolPlace),
+}
+
+/// A reader's position in a ring.
+struct RingPlace {
     /// The ring's run (`Traced::run`): a reclaimed ring may come back to another thread, or to
     /// this one, cleared and restarted from slot 0 at the same address.
     run: u64,
     /// Next slot to read.
     from: usize,
-    /// Timer and symbol epoch read before the records from `from` on were written.
-    low: Instant,
     /// The cursor (slot index) seen at the previous tick: read up to here next.
     seen: usize,
-    /// Timer and symbol epoch read just before `seen` was.
-    seen_at: Instant,
     /// The slot before `from` and its value: if it changes, the writer has come round.
     sentinel: Option<(usize, u64)>,
-    /// The next stretch is a backfill: the newest half ring before `seen`, of unknown age,
-    /// dated backward from this timer value (read after `seen`).
-    backfill: Option<u64>,
-    /// Call depth relative to where reading (re)started.
-    depth: i64,
-    open: Vec<Open>,
 }
 
 /// A timer value and the symbol epoch, read together at a tick.
@@ -183,18 +197,38 @@ impl Reader {
     ) -> Reader {
         let from = (at + len - len / 2) % len;
         let before = (from + len - 1) % len;
+        Reader::at(
+            Place::Ring(RingPlace {
+                run,
+                from,
+                seen: at,
+                // Far below the cursor: written long ago, visible.
+                sentinel: Some((before, load(before))),
+            }),
+            now,
+            after,
+        )
+    }
+
+    /// A reader whose first stretch is a backfill before the position `place` holds as seen,
+    /// seen at `now`, dated backward from `after`.
+    fn at(place: Place, now: Instant, after: u64) -> Reader {
         Reader {
-            run,
-            from,
+            place,
             low: now,
-            seen: at,
             seen_at: now,
-            // Far below the cursor: written long ago, visible.
-            sentinel: Some((before, load(before))),
             backfill: Some(after),
             depth: 0,
             open: Vec::new(),
         }
+    }
+
+    /// After a stretch was copied: what was seen at the previous tick is where the next
+    /// stretch starts, and `now` dates what is read up to the position seen now.
+    fn advance(&mut self, now: Instant) {
+        self.low = self.seen_at;
+        self.seen_at = now;
+        self.backfill = None;
     }
 
     fn forget_calls(&mut self) {
@@ -286,6 +320,9 @@ struct Stretch {
     low: Instant,
     backfill: Option<u64>,
     end_at: Instant,
+    /// Records between the previous stretch and this one are lost (a `seq` gap in the pool:
+    /// a dropped record or a block overwritten): the calls in progress are forgotten first.
+    lost: bool,
 }
 
 /// Timer ticks within which a record's time is recovered from its low 32 bits.
@@ -325,6 +362,9 @@ pub(crate) fn tick<A: Art>(control: &Control<A>) {
         let Some(r) = readers.get_mut(&s.thread) else {
             continue;
         };
+        if s.lost {
+            r.forget_calls();
+        }
         if !date(&buf[s.start..s.end], mode, s, now.timer, recs) {
             info!(
                 "hubble: triggers: thread {:#x}: a stretch of its ring does not decode or \
@@ -457,7 +497,7 @@ impl State {
         }
     }
 
-    /// Under the registry lock: each traced thread's new stretch (from the cursor seen two
+    /// Under the registry lock: each traced thread's new stretch (from the position seen two
     /// ticks ago to the one seen at the previous tick, or a backfill) copied into `buf`,
     /// checked against laps; readers of threads no longer traced are dropped.
     fn copy_stretches<A: Art>(
@@ -467,65 +507,30 @@ impl State {
         timer: impl Fn() -> u64,
     ) -> Vec<Stretch> {
         let mut out = Vec::new();
-        let mut alive = Vec::new();
+        let mut alive = HashSet::new();
         let (readers, buf) = (&mut self.readers, &mut self.buf);
         buf.clear();
         control.for_each_traced_ring(|thread, block, slots, run| {
-            let Some(at) = cursor_index(block, slots) else {
+            let Some(at) = ring::cursor_index(block, slots) else {
                 return; // tracing off or stopped: read afresh once it runs again
             };
-            alive.push(thread);
-            let n = slots.slots.len();
-            let load = |i: usize| slots.slots[i].load(crate::sync::Ordering::Relaxed);
-            let start_over = |r: &mut Reader| *r = Reader::new(run, n, at, now, timer(), load);
-            let r = match readers.entry(thread) {
-                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-                std::collections::hash_map::Entry::Vacant(e) => {
-                    e.insert(Reader::new(run, n, at, now, timer(), load));
-                    return;
-                }
-            };
-            if r.run != run {
-                start_over(r);
-                return;
+            alive.insert(thread);
+            let reader = readers.entry(thread);
+            out.extend(ring::copy(reader, buf, slots, run, at, now, &timer));
+        });
+        let mut blocks = None;
+        control.for_each_pooled_thread(|p, thread, tid, block, since| {
+            let at = pool::position(p, block, tid, since);
+            if matches!(at, pool::At::Off) {
+                return; // tracing off or stopped: read afresh once it runs again
             }
-            // Whether the slot before the stretch is as it was (no lap, no clear).
-            let intact = |r: &Reader| match r.sentinel {
-                None => true,
-                Some((i, v)) => load(i) == v,
-            };
-            if !intact(r) {
-                start_over(r);
-                return;
-            }
-            let start = buf.len();
-            let count = (r.seen + n - r.from) % n;
-            buf.extend((0..count).map(|j| load((r.from + j) % n)));
-            // The stretch's loads before the second look at the sentinel: a lap that began
-            // while copying has rewritten the sentinel before it reached the stretch.
-            crate::sync::fence(crate::sync::Ordering::Acquire);
-            if !intact(r) {
-                buf.truncate(start);
-                start_over(r);
-                return;
-            }
-            out.push(Stretch {
-                thread,
-                start,
-                end: buf.len(),
-                low: r.low,
-                backfill: r.backfill,
-                end_at: r.seen_at,
-            });
-            // The slot below the previous tick's cursor is visible by now: the next look at
-            // it tells whether the writer came round.
-            let before = (r.seen + n - 1) % n;
-            r.sentinel = Some((before, load(before)));
-            r.from = r.seen;
-            r.low = r.seen_at;
-            r.seen = at;
-            r.seen_at = now;
-            r.backfill = None;
+            alive.insert(thread);
+            // The headers once per tick, and only in a tick that reads a pooled thread.
+            let blocks = blocks.get_or_insert_with(|| pool::Blocks::of(p));
+            let reader = readers.entry(thread);
+            out.extend(pool::copy(
+                reader, buf, p, blocks, tid, since, at, now, &timer,
+            ));
         });
         readers.retain(|t, _| alive.contains(t));
         out
@@ -604,16 +609,6 @@ fn release_if_oversized(buf: &mut Vec<u64>) {
     if buf.capacity() > 4 * buf.len().max(1 << 16) {
         *buf = Vec::new();
     }
-}
-
-/// The thread's cursor as a slot index, if tracing is on and it points into this ring.
-fn cursor_index(block: &ThreadBlock, slots: Slots<'_>) -> Option<usize> {
-    // Relaxed: what it orders is argued in the module docs (the one-tick lag).
-    let cursor = block.cursor.load(crate::sync::Ordering::Relaxed);
-    if cursor <= slots.base || cursor > slots.end() || (cursor - slots.base) % SLOT != 0 {
-        return None;
-    }
-    Some(((cursor - slots.base) / SLOT) % slots.slots.len())
 }
 
 /// Decodes a stretch into `recs` with each record's full timer value. Forward stretches:
@@ -717,33 +712,6 @@ fn run_calls(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_cursor_counts_only_inside_its_ring_and_on_a_slot() {
-        let slots: Vec<crate::sync::AtomicU64> =
-            (0..4).map(|_| crate::sync::AtomicU64::new(0)).collect();
-        let ring = Slots {
-            base: 0x1000,
-            slots: &slots,
-        };
-        let at = |cursor: usize| {
-            let block = ThreadBlock::default();
-            block.cursor.store(cursor, crate::sync::Ordering::Relaxed);
-            cursor_index(&block, ring)
-        };
-        assert_eq!(at(0), None, "tracing off");
-        assert_eq!(at(0x1000), None, "no record yet");
-        assert_eq!(at(0x1008), Some(1));
-        assert_eq!(at(0x1018), Some(3));
-        assert_eq!(
-            at(0x1020),
-            Some(0),
-            "after the last slot: the next record wraps"
-        );
-        assert_eq!(at(0x1028), None, "past the ring");
-        assert_eq!(at(0x1004), None, "not on a slot");
-        assert_eq!(at(0x0ff8), None, "below the ring");
-    }
 
     #[test]
     fn an_oversized_copy_buffer_is_given_back() {

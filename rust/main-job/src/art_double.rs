@@ -135,6 +135,31 @@ pub struct Events {
     pub counter_reads: AtomicU64,
 }
 
+impl Events {
+    /// A stop was observed: the trace point at `e.op` published the end, or the control thread
+    /// forced it while the thread was native. If no record was written since the previous stop,
+    /// tracing was restarted (every flush restarts) and stopped again with no trace point that
+    /// wrote between: that restart's window is empty and ends here. (Stops and records never
+    /// race: a forced stop holds the thread's state lock, which keeps it out of trace points.)
+    pub(crate) fn stopped(&self, e: StopEvent) {
+        let mut stops = self.stops.lock().unwrap();
+        if self.awaiting_restart.swap(true, Ordering::SeqCst) {
+            self.restarts.lock().unwrap().push(e.op);
+        }
+        stops.push(e);
+    }
+
+    /// The trace point of op `op` wrote a record: the first one after a stop is its restart.
+    pub(crate) fn record_written(&self, op: usize) {
+        self.counter_reads.fetch_add(1, Ordering::Relaxed);
+        if self.awaiting_restart.load(Ordering::Relaxed)
+            && self.awaiting_restart.swap(false, Ordering::SeqCst)
+        {
+            self.restarts.lock().unwrap().push(op);
+        }
+    }
+}
+
 /// `hubble_runtime::Art` for the emulated process: the UI thread's `Thread` image, its state
 /// lock, and a symbolizer that resolves the synthetic class table.
 pub struct EmulatedArt {
@@ -191,12 +216,11 @@ impl Art for EmulatedArt {
                 && stop == cursor
                 && b.cursor.load(Ordering::Acquire) == 0
             {
-                self.events.stops.lock().unwrap().push(StopEvent {
+                self.events.stopped(StopEvent {
                     op,
                     end: stop as u64,
                     forced: true,
                 });
-                self.events.awaiting_restart.store(true, Ordering::SeqCst);
             }
         }
         s.locked = false;
@@ -225,4 +249,38 @@ impl Art for EmulatedArt {
         true
     }
     fn detach_current_thread(&self) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stop(op: usize, forced: bool) -> StopEvent {
+        StopEvent {
+            op,
+            end: 0x1000,
+            forced,
+        }
+    }
+
+    /// Two stops with no record between (CI, 2026-11-28: the jank trigger, late under load,
+    /// forced the thread at its idle wait, and the property flush forced it again there): the
+    /// first stop's tracing window after its restart is empty and ends at the second stop, and
+    /// the record after the idle wait is the second stop's restart. Missing the first restart,
+    /// the proof took the second stop's as the first's and counted the stream's last records
+    /// as never written ("the emitted code completed 69251 records, the stream says 69246").
+    #[test]
+    fn a_stop_with_no_record_since_the_previous_one_ends_its_window() {
+        let ev = Events::default();
+        ev.record_written(3);
+        ev.stopped(stop(10, false));
+        ev.record_written(12);
+        ev.stopped(stop(50, true));
+        ev.stopped(stop(50, true));
+        ev.record_written(51);
+        ev.record_written(52);
+        assert_eq!(*ev.restarts.lock().unwrap(), vec![12, 50, 51]);
+        assert_eq!(ev.stops.lock().unwrap().len(), 3);
+        assert_eq!(ev.counter_reads.load(Ordering::Relaxed), 4);
+    }
 }

@@ -175,7 +175,12 @@ impl Machine {
     }
 }
 
-/// Work-loop iterations per µs of emulated time on this machine (a 2M-iteration loop, timed).
+/// Work-loop iterations per µs of emulated time on this machine: the fastest of five timed
+/// 2M-iteration loops (as `native::calibrate`). The fastest, because the stream's work ops are
+/// sized with it: a figure measured while other processes held the cores made every op shorter
+/// once they let go, and the janky frame (1 s nominal) ended and the thread went idle before the
+/// jank trigger's stop reached it (CI, 2026-11-28: calibrated at 97 iterations/µs, the whole
+/// stream ran in 754 ms). Too fast a figure only makes the frames longer than nominal.
 pub fn calibrate() -> Result<u64> {
     let mut code = HostMap::new(guest::CODE_BYTES)?;
     let thread = HostMap::new(0x4000)?;
@@ -185,8 +190,11 @@ pub fn calibrate() -> Result<u64> {
     ops.bytes_mut()[..8].copy_from_slice(&workload::work_op(n).to_le_bytes());
     let mut m = Machine::new(&mut code, &thread, &ops, &progress, None)?;
     m.run(0, 1)?; // translate once
-    let t0 = Instant::now();
-    m.run(0, 1)?;
-    let us = t0.elapsed().as_micros().max(1) as u64;
-    Ok((n / us).max(1))
+    let mut best = 1;
+    for _ in 0..5 {
+        let t0 = Instant::now();
+        m.run(0, 1)?;
+        best = best.max(n / t0.elapsed().as_micros().max(1) as u64);
+    }
+    Ok(best)
 }

@@ -218,19 +218,13 @@ impl Driver<'_> {
                 continue; // tracing off
             }
             if self.block.cursor.load(Ordering::Relaxed) as u64 == rcx {
-                self.events.counter_reads.fetch_add(1, Ordering::Relaxed);
-                if self.events.awaiting_restart.load(Ordering::Relaxed)
-                    && self.events.awaiting_restart.swap(false, Ordering::SeqCst)
-                {
-                    self.events.restarts.lock().unwrap().push(i);
-                }
+                self.events.record_written(i);
             } else {
-                self.events.stops.lock().unwrap().push(StopEvent {
+                self.events.stopped(StopEvent {
                     op: i,
                     end: rcx,
                     forced: false,
                 });
-                self.events.awaiting_restart.store(true, Ordering::SeqCst);
             }
         }
         Ok(())

@@ -550,28 +550,19 @@ fn install_hooks(m: &mut Machine, code: &guest::Code, events: Arc<Events>) -> Re
         m.uc.add_code_hook(addr, addr, move |uc, _, _| {
             let x20 = uc.reg_read(xreg(20)).unwrap_or(0);
             let end = uc.reg_read(xreg(reg)).unwrap_or(0);
-            ev.stops.lock().unwrap().push(StopEvent {
+            ev.stopped(StopEvent {
                 op: ((x20 - ops_base) / 8) as usize - 1,
                 end,
                 forced: false,
             });
-            ev.awaiting_restart.store(true, Ordering::SeqCst);
         })
         .map_err(|e| anyhow!("hook: {e:?}"))?;
     }
     for addr in cursor_stores {
         let ev = events.clone();
         m.uc.add_code_hook(addr, addr, move |uc, _, _| {
-            ev.counter_reads.fetch_add(1, Ordering::Relaxed);
-            if ev.awaiting_restart.load(Ordering::Relaxed)
-                && ev.awaiting_restart.swap(false, Ordering::SeqCst)
-            {
-                let x20 = uc.reg_read(xreg(20)).unwrap_or(0);
-                ev.restarts
-                    .lock()
-                    .unwrap()
-                    .push(((x20 - ops_base) / 8) as usize - 1);
-            }
+            let x20 = uc.reg_read(xreg(20)).unwrap_or(0);
+            ev.record_written(((x20 - ops_base) / 8) as usize - 1);
         })
         .map_err(|e| anyhow!("hook: {e:?}"))?;
     }

@@ -14,15 +14,10 @@ use hubble_runtime::props::{FakeProperties, CONSENT, TRIGGERS};
 use hubble_runtime::testing::{FakeArt, FakeThread, MemStorage};
 use hubble_runtime::{Config, Control};
 
+mod trigger_methods;
+use trigger_methods::{BIND, DO_FRAME, JANK, MS, OTHER, T0};
+
 const MODE: Mode = Mode::Bits64;
-const MS: u64 = 1_000_000;
-/// Timer value of "time 0" of a test (non-zero: 0 means the real clock in FakeArt).
-const T0: u64 = 7_000_000 * MS;
-const DO_FRAME: u64 = 0x1000;
-/// Above 4 GiB: two-slot entries.
-const BIND: u64 = 0x7f12_0000_0040;
-const OTHER: u64 = 0x2000;
-const JANK: &str = "android.view.Choreographer.doFrame>32ms=jank";
 const MAIN: u32 = 42;
 const WORKER: u32 = 43;
 
@@ -44,21 +39,7 @@ struct Rig {
 }
 
 fn rig(triggers: &str) -> Rig {
-    let art = FakeArt::default();
-    {
-        let mut names = art.names.lock().unwrap();
-        names.insert(
-            DO_FRAME,
-            "void android.view.Choreographer.doFrame(long, int)".into(),
-        );
-        names.insert(
-            BIND,
-            "void android.app.ActivityThread.handleBindApplication(android.app.ActivityThread$AppBindData)"
-                .into(),
-        );
-        names.insert(OTHER, "void com.example.Feed.bind(int)".into());
-    }
-    art.set_timer(T0);
+    let art = trigger_methods::art();
     let props = Arc::new(FakeProperties::default());
     props.set(CONSENT, "1");
     props.set(TRIGGERS, triggers);
@@ -121,6 +102,14 @@ impl Rig {
         self.main.to_native();
         self.worker.to_native();
         self.c.tick();
+        self.main.to_runnable();
+        self.worker.to_runnable();
+    }
+    /// A flush of main (in this mode: of every thread), both threads out of runnable.
+    fn flush(&self, reason: &str) {
+        self.main.to_native();
+        self.worker.to_native();
+        self.c.flush(self.main.handle(), reason).unwrap();
         self.main.to_runnable();
         self.worker.to_runnable();
     }
@@ -274,11 +263,7 @@ fn a_flush_between_ticks_forgets_the_calls_in_progress() {
     let r = rig(JANK);
     r.entry(MAIN, DO_FRAME, 10);
     r.tick_at(20);
-    r.main.to_native();
-    r.worker.to_native();
-    r.c.flush(r.main.handle(), "anr").unwrap();
-    r.main.to_runnable();
-    r.worker.to_runnable();
+    r.flush("anr");
     r.fillers(MAIN, 30, 5);
     r.exit(MAIN, 90); // would close the doFrame after 80 ms
     for ms in [100, 200, 300] {
@@ -299,11 +284,7 @@ fn a_restart_in_a_new_block_forgets_the_calls_in_progress() {
     r.fillers(MAIN, 31, 3);
     r.entry(MAIN, OTHER, 32); // the block's eighth and last slot
     assert_eq!(r.takes(), 1);
-    r.main.to_native();
-    r.worker.to_native();
-    r.c.flush(r.main.handle(), "anr").unwrap();
-    r.main.to_runnable();
-    r.worker.to_runnable();
+    r.flush("anr");
     r.exit(MAIN, 80);
     r.exit(MAIN, 90); // read on across the gap, this would close the doFrame after 60 ms
     assert_eq!(r.takes(), 2);

@@ -16,16 +16,10 @@ use hubble_runtime::props::{FakeProperties, CONSENT, TRIGGERS, TRIGGER_INTERVAL}
 use hubble_runtime::testing::{FakeArt, FakeThread};
 use hubble_runtime::{Config, Control};
 
-const MODE: Mode = Mode::Bits64;
-const MS: u64 = 1_000_000;
-/// Timer value of "time 0" of a test (non-zero: 0 means the real clock in FakeArt).
-const T0: u64 = 7_000_000 * MS;
-const DO_FRAME: u64 = 0x1000;
-/// Above 4 GiB: two-slot entries.
-const BIND: u64 = 0x7f12_0000_0040;
-const OTHER: u64 = 0x2000;
+mod trigger_methods;
+use trigger_methods::{BIND, DO_FRAME, JANK, MS, OTHER, T0};
 
-const JANK: &str = "android.view.Choreographer.doFrame>32ms=jank";
+const MODE: Mode = Mode::Bits64;
 
 struct Rig {
     _tmp: tempfile::TempDir,
@@ -38,21 +32,7 @@ struct Rig {
 fn rig_with(triggers: &str, ring_bytes: usize) -> Rig {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("hubble");
-    let art = FakeArt::default();
-    {
-        let mut names = art.names.lock().unwrap();
-        names.insert(
-            DO_FRAME,
-            "void android.view.Choreographer.doFrame(long, int)".into(),
-        );
-        names.insert(
-            BIND,
-            "void android.app.ActivityThread.handleBindApplication(android.app.ActivityThread$AppBindData)"
-                .into(),
-        );
-        names.insert(OTHER, "void com.example.Feed.bind(int)".into());
-    }
-    art.set_timer(T0);
+    let art = trigger_methods::art();
     let props = Arc::new(FakeProperties::default());
     props.set(CONSENT, "1");
     props.set(TRIGGERS, triggers);

@@ -223,14 +223,49 @@ impl Reader {
         }
     }
 
-    /// After a stretch was copied: what was seen at the previous tick is where the next
+    /// The stretch of `thread` just copied into `buf[start..end]`, dated by what the reader
+    /// knew; then the reader moves on: what was seen at the previous tick is where the next
     /// stretch starts, and `now` dates what is read up to the position seen now.
-    fn advance(&mut self, now: Instant) {
+    fn copied(
+        &mut self,
+        thread: ThreadHandle,
+        start: usize,
+        end: usize,
+        lost: bool,
+        now: Instant,
+    ) -> Stretch {
+        let stretch = Stretch {
+            thread,
+            start,
+            end,
+            low: self.low,
+            backfill: self.backfill,
+            end_at: self.seen_at,
+            lost,
+        };
         self.low = self.seen_at;
         self.seen_at = now;
         self.backfill = None;
+        stretch
     }
+}
 
+/// The reader a thread has, or, for a thread read for the first time, `fresh` put in its place
+/// and None (its first stretch is read at the next tick).
+fn existing<'a>(
+    reader: std::collections::hash_map::Entry<'a, ThreadHandle, Reader>,
+    fresh: impl FnOnce() -> Reader,
+) -> Option<&'a mut Reader> {
+    match reader {
+        std::collections::hash_map::Entry::Occupied(e) => Some(e.into_mut()),
+        std::collections::hash_map::Entry::Vacant(e) => {
+            e.insert(fresh());
+            None
+        }
+    }
+}
+
+impl Reader {
     fn forget_calls(&mut self) {
         self.depth = 0;
         self.open.clear();

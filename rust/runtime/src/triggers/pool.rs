@@ -179,13 +179,7 @@ pub(super) fn copy(
         let place = PoolPlace { from: at, seen: at };
         Reader::at(Place::Pool(place), now, timer())
     };
-    let r = match reader {
-        Entry::Occupied(e) => e.into_mut(),
-        Entry::Vacant(e) => {
-            e.insert(fresh());
-            return None;
-        }
-    };
+    let r = super::existing(reader, fresh)?;
     let Place::Pool(place) = &mut r.place else {
         *r = fresh();
         return None;
@@ -202,17 +196,7 @@ pub(super) fn copy(
     };
     place.from = place.seen;
     place.seen = at;
-    let stretch = Stretch {
-        thread,
-        start,
-        end: buf.len(),
-        low: r.low,
-        backfill: r.backfill,
-        end_at: r.seen_at,
-        lost,
-    };
-    r.advance(now);
-    Some(stretch)
+    Some(r.copied(thread, start, buf.len(), lost, now))
 }
 
 /// Whether `a` is before `b` in the thread's stream.

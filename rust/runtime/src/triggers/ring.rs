@@ -24,13 +24,7 @@ pub(super) fn copy(
     let n = slots.slots.len();
     let load = |i: usize| slots.slots[i].load(Ordering::Relaxed);
     let fresh = || Reader::new(run, n, at, now, timer(), load);
-    let r = match reader {
-        Entry::Occupied(e) => e.into_mut(),
-        Entry::Vacant(e) => {
-            e.insert(fresh());
-            return None;
-        }
-    };
+    let r = super::existing(reader, fresh)?;
     let Place::Ring(p) = &mut r.place else {
         *r = fresh();
         return None;
@@ -61,17 +55,7 @@ pub(super) fn copy(
     p.sentinel = Some((before, load(before)));
     p.from = p.seen;
     p.seen = at;
-    let stretch = Stretch {
-        thread,
-        start,
-        end: buf.len(),
-        low: r.low,
-        backfill: r.backfill,
-        end_at: r.seen_at,
-        lost: false,
-    };
-    r.advance(now);
-    Some(stretch)
+    Some(r.copied(thread, start, buf.len(), false, now))
 }
 
 /// The thread's cursor as a slot index, if tracing is on and it points into this ring.

@@ -3,7 +3,7 @@
 // which for a compiled frame that wrote its entry calls TraceExit, i.e. tp::Exit on the thread's
 // block (runtime/hubble/trace_point.h). This file compiles that trace_point.h unchanged for the
 // harness (src/unwind.rs), which calls it once per frame its double of the unwinder pops,
-// innermost first, on a copy of the emulated thread's block and ring.
+// innermost first, on a copy of the emulated thread's block and ring (or pool).
 #include <cstdint>
 
 #include "hubble/trace_point.h"
@@ -18,22 +18,22 @@ struct HarnessClock {
   static uint64_t Read() { return g_now; }
 };
 
-// The harness traces into a ring: the tid, which only the pool's block-end path reads, is
-// never read here.
-const uint32_t kRingModeTid = 0;
-
 }  // namespace
 
-extern "C" void hubble_harness_unwind_exits64(uint64_t* block, uint32_t frames, uint64_t now) {
+// `tid` is the emulated thread's (Thread::tls32_.tid): in many-thread mode an exit at a block's
+// end takes the next block through pool_take.h, which stamps it with the tid.
+extern "C" void hubble_harness_unwind_exits64(uint64_t* block, uint32_t frames, uint64_t now,
+                                              uint32_t tid) {
   g_now = now;
   for (uint32_t i = 0; i < frames; ++i) {
-    art::hubble::tp::Exit<uint64_t, HarnessClock>(block, &kRingModeTid);
+    art::hubble::tp::Exit<uint64_t, HarnessClock>(block, &tid);
   }
 }
 
-extern "C" void hubble_harness_unwind_exits32(uint32_t* block, uint32_t frames, uint64_t now) {
+extern "C" void hubble_harness_unwind_exits32(uint32_t* block, uint32_t frames, uint64_t now,
+                                              uint32_t tid) {
   g_now = now;
   for (uint32_t i = 0; i < frames; ++i) {
-    art::hubble::tp::Exit<uint32_t, HarnessClock>(block, &kRingModeTid);
+    art::hubble::tp::Exit<uint32_t, HarnessClock>(block, &tid);
   }
 }

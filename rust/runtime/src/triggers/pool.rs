@@ -241,11 +241,14 @@ fn read(
     let g = p.geometry();
     let slots = p.slots();
     let start = buf.len();
-    let mut lost = false;
     // (header slot, ident, ticket) of every block copied, looked at again after the copy.
     let mut copied: Vec<(usize, u64, u64)> = Vec::new();
     let n = to.seq.wrapping_sub(from.seq);
-    for k in 0..=n {
+    // The pool holds at most N blocks: of a longer way (a stale or corrupt word may make it
+    // 2^31 blocks), only the last N can still be there.
+    let skip = n.saturating_sub(g.blocks as u32);
+    let mut lost = skip > 0;
+    for k in skip..=n {
         let seq = from.seq.wrapping_add(k);
         let last = k == n;
         let found = blocks.find(tid, seq, since);
@@ -473,5 +476,29 @@ mod tests {
             assert_eq!(buf.len(), 8 + to.off, "what follows the gap");
         }
         close.store(good, Ordering::Relaxed);
+    }
+
+    /// Two positions 2^31 − 1 blocks apart (a stale or corrupt word): only the last N `seq`s
+    /// are looked up, and the way is a gap.
+    #[test]
+    fn a_way_longer_than_the_pool_is_a_gap_not_a_walk() {
+        let p = Pool::new(Mode::Bits64, G);
+        let b = ThreadBlock::default();
+        pool::start(&b, &p, 0);
+        write(&p, &b, 9, 2);
+        let blocks = Blocks::of(&p);
+        let to = pos(&p, &b, 9, 0);
+        let from = Pos {
+            seq: to.seq.wrapping_sub(i32::MAX as u32),
+            off: 0,
+            held: true,
+        };
+        let mut buf = Vec::new();
+        assert_eq!(read(&p, &blocks, 9, 0, from, to, &mut buf), Some(true));
+        assert_eq!(
+            buf.len(),
+            8 + to.off,
+            "block 0 whole, then block 1 to the cursor"
+        );
     }
 }

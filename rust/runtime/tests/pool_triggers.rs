@@ -382,22 +382,31 @@ fn concurrent_writers_never_get_a_duration_no_call_had() {
         })
         .collect();
     c.rebalance().unwrap();
+    // The detector keeps its last 256 firings: the ticker collects every firing after each
+    // tick (one tick adds at most one per thread), so a long run checks them all.
     let ticker = {
         let (c, stop) = (c.clone(), stop.clone());
         std::thread::spawn(move || {
+            let mut all: Vec<hubble_runtime::triggers::Fired> = Vec::new();
             while !stop.load(Ordering::Relaxed) {
                 c.tick();
+                let log = c.triggers().fired();
+                let seen = all.last().map(|f| format!("{f:?}"));
+                let new_from = seen
+                    .and_then(|s| log.iter().rposition(|f| format!("{f:?}") == s))
+                    .map_or(0, |i| i + 1);
+                all.extend_from_slice(&log[new_from..]);
                 std::thread::sleep(Duration::from_millis(2));
             }
+            all
         })
     };
     for w in writers {
         w.join().unwrap();
     }
     stop.store(true, Ordering::Relaxed);
-    ticker.join().unwrap();
+    let fired = ticker.join().unwrap();
     let durations = durations.lock().unwrap();
-    let fired = c.triggers().fired();
     let (mut exited, mut open) = (0, 0);
     for f in &fired {
         let calls = &durations[&f.thread];

@@ -17,7 +17,7 @@ use hubble_runtime::testing::{FakeArt, FakeThread};
 use hubble_runtime::{Config, Control};
 
 mod trigger_methods;
-use trigger_methods::{BIND, DO_FRAME, JANK, MS, OTHER, T0};
+use trigger_methods::{one_firing, BIND, DO_FRAME, JANK, MS, OTHER, T0};
 
 const MODE: Mode = Mode::Bits64;
 
@@ -243,9 +243,7 @@ fn a_call_still_open_past_its_threshold_fires_before_it_returns() {
     // The entry is read now; the call was still open when the cursor was read at 100 ms.
     r.tick_at(200);
     let fired = r.c.triggers().fired();
-    assert_eq!(fired.len(), 1, "{fired:?}");
-    assert!(!fired[0].exited);
-    assert_eq!(fired[0].duration, Duration::from_millis(90));
+    one_firing(&fired, false, 90);
     assert_eq!(r.reasons(), vec!["jank"]);
     r.exit(250);
     r.tick_at(300);
@@ -323,9 +321,7 @@ fn a_call_that_began_just_after_a_lap_is_still_timed() {
     r.tick_at(300); // the newest half ring is read here: the frame has run 5 ms by 200
     r.tick_at(400); // and 105 ms by 300
     let fired = r.c.triggers().fired();
-    assert_eq!(fired.len(), 1, "{fired:?}");
-    assert!(!fired[0].exited);
-    assert_eq!(fired[0].duration, Duration::from_millis(105));
+    one_firing(&fired, false, 105);
     assert_eq!(r.reasons(), vec!["jank"]);
 }
 
@@ -343,9 +339,7 @@ fn a_call_that_began_before_the_detector_looked_is_timed() {
     r.exit(150);
     r.tick_at(200); // the half ring before the cursor of 100 ms is read here: 90 ms open
     let fired = r.c.triggers().fired();
-    assert_eq!(fired.len(), 1, "{fired:?}");
-    assert!(!fired[0].exited);
-    assert_eq!(fired[0].duration, Duration::from_millis(90));
+    one_firing(&fired, false, 90);
     assert_eq!(r.reasons(), vec!["jank"]);
 }
 
@@ -505,10 +499,8 @@ fn an_open_call_fires_the_trigger_that_watches_it() {
     r.tick_at(100);
     r.tick_at(200);
     let fired = r.c.triggers().fired();
-    assert_eq!(fired.len(), 1, "{fired:?}");
+    one_firing(&fired, false, 90);
     assert_eq!(fired[0].reason, "slow-start");
-    assert!(!fired[0].exited);
-    assert_eq!(fired[0].duration, Duration::from_millis(90));
 }
 
 /// An open call that has run exactly its threshold when the cursor is read has not passed it:
@@ -522,9 +514,7 @@ fn an_open_call_at_exactly_its_threshold_waits() {
     r.tick_at(200);
     r.tick_at(300);
     let fired = r.c.triggers().fired();
-    assert_eq!(fired.len(), 1, "{fired:?}");
-    assert!(fired[0].exited);
-    assert_eq!(fired[0].duration, Duration::from_millis(33));
+    one_firing(&fired, true, 33);
 }
 
 /// A call still open across several ticks fires its trigger once: rate-limited (another jank
@@ -618,9 +608,7 @@ fn a_long_call_with_more_than_half_a_ring_inside_is_timed() {
     }
     // Still open when the cursor was read at 400 ms: 395 ms so far.
     let fired = r.c.triggers().fired();
-    assert_eq!(fired.len(), 1, "{fired:?}");
-    assert!(!fired[0].exited);
-    assert_eq!(fired[0].duration, Duration::from_millis(395));
+    one_firing(&fired, false, 395);
 }
 
 /// The detector's stack holds open calls of watched methods only, at most `MAX_OPEN`: deep

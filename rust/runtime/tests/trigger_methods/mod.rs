@@ -1,7 +1,10 @@
 //! What the duration-trigger tests share (`triggers.rs`, ring mode; `pool_triggers.rs`, many-
 //! thread mode): a manual clock at 1 GHz and the methods the fake ART names.
 
+use std::time::Duration;
+
 use hubble_runtime::testing::FakeArt;
+use hubble_runtime::triggers::Fired;
 
 pub const MS: u64 = 1_000_000;
 /// Timer value of "time 0" of a test (non-zero: 0 means the real clock in FakeArt).
@@ -31,4 +34,12 @@ pub fn art() -> FakeArt {
     }
     art.set_timer(T0);
     art
+}
+
+/// The only firing in `fired`, which ran `ms` and had returned (`exited`) or not.
+pub fn one_firing(fired: &[Fired], exited: bool, ms: u64) -> &Fired {
+    assert_eq!(fired.len(), 1, "{fired:?}");
+    assert_eq!(fired[0].exited, exited, "{fired:?}");
+    assert_eq!(fired[0].duration, Duration::from_millis(ms));
+    &fired[0]
 }

@@ -149,13 +149,14 @@ impl Events {
         stops.push(e);
     }
 
-    /// The trace point of op `op` wrote a record: the first one after a stop is its restart.
-    pub(crate) fn record_written(&self, op: usize) {
+    /// A trace point wrote a record: the first one after a stop is its restart, at the op
+    /// `op` names (asked only then: the unicorn hook reads a register for it).
+    pub(crate) fn record_written(&self, op: impl FnOnce() -> usize) {
         self.counter_reads.fetch_add(1, Ordering::Relaxed);
         if self.awaiting_restart.load(Ordering::Relaxed)
             && self.awaiting_restart.swap(false, Ordering::SeqCst)
         {
-            self.restarts.lock().unwrap().push(op);
+            self.restarts.lock().unwrap().push(op());
         }
     }
 }
@@ -272,13 +273,13 @@ mod tests {
     #[test]
     fn a_stop_with_no_record_since_the_previous_one_ends_its_window() {
         let ev = Events::default();
-        ev.record_written(3);
+        ev.record_written(|| 3);
         ev.stopped(stop(10, false));
-        ev.record_written(12);
+        ev.record_written(|| 12);
         ev.stopped(stop(50, true));
         ev.stopped(stop(50, true));
-        ev.record_written(51);
-        ev.record_written(52);
+        ev.record_written(|| 51);
+        ev.record_written(|| 52);
         assert_eq!(*ev.restarts.lock().unwrap(), vec![12, 50, 51]);
         assert_eq!(ev.stops.lock().unwrap().len(), 3);
         assert_eq!(ev.counter_reads.load(Ordering::Relaxed), 4);

@@ -218,7 +218,7 @@ impl Driver<'_> {
                 continue; // tracing off
             }
             if self.block.cursor.load(Ordering::Relaxed) as u64 == rcx {
-                self.events.record_written(i);
+                self.events.record_written(|| i);
             } else {
                 self.events.stopped(StopEvent {
                     op: i,

@@ -561,8 +561,10 @@ fn install_hooks(m: &mut Machine, code: &guest::Code, events: Arc<Events>) -> Re
     for addr in cursor_stores {
         let ev = events.clone();
         m.uc.add_code_hook(addr, addr, move |uc, _, _| {
-            let x20 = uc.reg_read(xreg(20)).unwrap_or(0);
-            ev.record_written(((x20 - ops_base) / 8) as usize - 1);
+            ev.record_written(|| {
+                let x20 = uc.reg_read(xreg(20)).unwrap_or(0);
+                ((x20 - ops_base) / 8) as usize - 1
+            });
         })
         .map_err(|e| anyhow!("hook: {e:?}"))?;
     }

@@ -16,7 +16,7 @@
 use unicorn_engine::Unicorn;
 
 use hubble_format::pool::{
-    Geometry, H_CLOSE, POOL_HEADER_SLOTS, P_BLOCKS, P_BLOCK_BYTES, P_DELAY, P_MASK, SEALED,
+    Geometry, H_CLOSE, POOL_HEADER_SLOTS, P_BLOCKS, P_BLOCK_BYTES, P_DELAY, P_MASK,
 };
 
 use crate::emu::{uc, EmuError, Isa};
@@ -125,13 +125,14 @@ pub(crate) fn write_exits(
     // The unwinder runs right after the throw: its exits carry the timestamp of the last record
     // the emulated code wrote (the slot before the cursor).
     let cursor = block[thread::CURSOR];
-    // (A thread in a pool holds no block, `SEALED`, only before its first record here: nothing
-    // stops it between blocks.)
-    let last = match pool {
-        Some(_) if cursor == SEALED => None,
-        _ if cursor > host_base => Some(cursor - 8 - host_base),
-        Some(_) => None,
-        None => Some(ring_bytes - 8),
+    // (A thread in a pool holds no block, `SEALED` (below the copy), only before its first
+    // record here: nothing stops it between blocks.)
+    let last = if cursor > host_base {
+        Some(cursor - 8 - host_base)
+    } else if pool.is_some() {
+        None
+    } else {
+        Some(ring_bytes - 8)
     };
     let now = last.map_or(0, |at| {
         let at = at as usize;
@@ -142,9 +143,9 @@ pub(crate) fn write_exits(
     let blocks_at = P_BLOCKS * 8;
     let before = pool.map(|_| host.bytes().to_vec());
     if pool.is_some() {
-        let at = blocks_at;
-        let v = u64::from_le_bytes(host.bytes()[at..at + 8].try_into().unwrap());
-        host.bytes()[at..at + 8].copy_from_slice(&(host_base + (v - ring)).to_le_bytes());
+        let v = u64::from_le_bytes(host.bytes()[blocks_at..blocks_at + 8].try_into().unwrap());
+        host.bytes()[blocks_at..blocks_at + 8]
+            .copy_from_slice(&(host_base + (v - ring)).to_le_bytes());
     }
     let (geometry, tid) = pool.map_or((None, 0), |(g, tid)| (Some(g), tid));
     if ptr == 8 {

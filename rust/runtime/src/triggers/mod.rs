@@ -148,21 +148,8 @@ struct Reader {
 }
 
 enum Place {
-    Ring(RingPlace),
+    Ring(ring::RingPlace),
     Pool(pool::PoolPlace),
-}
-
-/// A reader's position in a ring.
-struct RingPlace {
-    /// The ring's run (`Traced::run`): a reclaimed ring may come back to another thread, or to
-    /// this one, cleared and restarted from slot 0 at the same address.
-    run: u64,
-    /// Next slot to read.
-    from: usize,
-    /// The cursor (slot index) seen at the previous tick: read up to here next.
-    seen: usize,
-    /// The slot before `from` and its value: if it changes, the writer has come round.
-    sentinel: Option<(usize, u64)>,
 }
 
 /// A timer value and the symbol epoch, read together at a tick.
@@ -182,34 +169,6 @@ struct Open {
 }
 
 impl Reader {
-    /// Starts (or restarts) reading a ring whose cursor is at slot `at`, seen at `now`;
-    /// `after` is a timer read after the cursor. The first stretch, read at the next tick, is
-    /// the newest half ring before `at` (back to the last start record in it): a call that
-    /// began before the detector looked, or before it lost its place, is timed too. Half a
-    /// ring, so that the writer has to fill the other half before the next tick to spoil it.
-    fn new(
-        run: u64,
-        len: usize,
-        at: usize,
-        now: Instant,
-        after: u64,
-        load: impl Fn(usize) -> u64,
-    ) -> Reader {
-        let from = (at + len - len / 2) % len;
-        let before = (from + len - 1) % len;
-        Reader::at(
-            Place::Ring(RingPlace {
-                run,
-                from,
-                seen: at,
-                // Far below the cursor: written long ago, visible.
-                sentinel: Some((before, load(before))),
-            }),
-            now,
-            after,
-        )
-    }
-
     /// A reader whose first stretch is a backfill before the position `place` holds as seen,
     /// seen at `now`, dated backward from `after`.
     fn at(place: Place, now: Instant, after: u64) -> Reader {

@@ -4,9 +4,52 @@
 
 use std::collections::hash_map::Entry;
 
-use super::{Instant, Place, Reader, RingPlace, Stretch, ThreadHandle};
+use super::{Instant, Place, Reader, Stretch, ThreadHandle};
 use crate::block::{Slots, ThreadBlock, SLOT};
 use crate::sync::{fence, Ordering};
+
+/// A reader's position in a ring.
+pub(super) struct RingPlace {
+    /// The ring's run (`Traced::run`): a reclaimed ring may come back to another thread, or to
+    /// this one, cleared and restarted from slot 0 at the same address.
+    run: u64,
+    /// Next slot to read.
+    from: usize,
+    /// The cursor (slot index) seen at the previous tick: read up to here next.
+    seen: usize,
+    /// The slot before `from` and its value: if it changes, the writer has come round.
+    sentinel: Option<(usize, u64)>,
+}
+
+impl Reader {
+    /// Starts (or restarts) reading a ring whose cursor is at slot `at`, seen at `now`;
+    /// `after` is a timer read after the cursor. The first stretch, read at the next tick, is
+    /// the newest half ring before `at` (back to the last start record in it): a call that
+    /// began before the detector looked, or before it lost its place, is timed too. Half a
+    /// ring, so that the writer has to fill the other half before the next tick to spoil it.
+    fn ring(
+        run: u64,
+        len: usize,
+        at: usize,
+        now: Instant,
+        after: u64,
+        load: impl Fn(usize) -> u64,
+    ) -> Reader {
+        let from = (at + len - len / 2) % len;
+        let before = (from + len - 1) % len;
+        Reader::at(
+            Place::Ring(RingPlace {
+                run,
+                from,
+                seen: at,
+                // Far below the cursor: written long ago, visible.
+                sentinel: Some((before, load(before))),
+            }),
+            now,
+            after,
+        )
+    }
+}
 
 /// Copies the thread's new stretch of its ring into `buf`: the slots from where the previous
 /// one ended up to the cursor seen at the previous tick. `at` is the cursor now. None when the
@@ -23,7 +66,7 @@ pub(super) fn copy(
     let thread = *reader.key();
     let n = slots.slots.len();
     let load = |i: usize| slots.slots[i].load(Ordering::Relaxed);
-    let fresh = || Reader::new(run, n, at, now, timer(), load);
+    let fresh = || Reader::ring(run, n, at, now, timer(), load);
     let r = super::existing(reader, fresh)?;
     let Place::Ring(p) = &mut r.place else {
         *r = fresh();

@@ -14,6 +14,9 @@ use hubble_runtime::props::{FakeProperties, CONSENT, TRIGGERS};
 use hubble_runtime::testing::{FakeArt, FakeThread, MemStorage};
 use hubble_runtime::{Config, Control};
 
+// Its random generator only (the rest is the stress tests' call stream).
+#[allow(dead_code)]
+mod stream;
 mod trigger_methods;
 use trigger_methods::{one_firing, BIND, DO_FRAME, JANK, MS, OTHER, T0};
 
@@ -335,18 +338,12 @@ fn concurrent_writers_never_get_a_duration_no_call_had() {
             c.thread_attached(t.handle(), tid, "w", false);
             std::thread::spawn(move || {
                 let p = c.pool().unwrap();
-                let mut seed = 0x9e37_79b9_7f4a_7c15u64 ^ u64::from(tid);
-                let mut next = move || {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    seed
-                };
+                let mut rng = stream::Rng(0x9e37_79b9_7f4a_7c15u64 ^ u64::from(tid));
                 t.to_runnable();
                 let mut mine = Vec::new();
                 for _ in 0..rounds {
                     // 0 to 3 ms, a call every 10 µs or so within.
-                    let length = next() % 3_000_000;
+                    let length = rng.next() % 3_000_000;
                     let t0 = c.art().timer();
                     t.pool_entry(p, tid, DO_FRAME, t0);
                     loop {
@@ -355,7 +352,7 @@ fn concurrent_writers_never_get_a_duration_no_call_had() {
                             break;
                         }
                         t.pool_entry(p, tid, OTHER, now);
-                        let until = now + next() % 20_000;
+                        let until = now + rng.next() % 20_000;
                         while c.art().timer() < until {
                             std::hint::spin_loop();
                         }

@@ -213,9 +213,10 @@ GLUE_TEST(the_state_lock_holds_a_native_thread_out_of_runnable_until_unlocked) {
   m.Run([&] { ToNative(t); });
 }
 
-// Issue 20 A.1, now against ART itself: the thread turned runnable between the control thread's
-// look and the lock; the re-check sees it runnable and undoes the lock. Its next suspend check
-// must pass (ThreadList::Resume would refuse a runnable thread and leave the request: an ANR).
+// The force stop's lock race (modelled in rust/runtime/tests/thread_state.rs), now against ART
+// itself: the thread turned runnable between the control thread's look and the lock; the
+// re-check sees it runnable and undoes the lock. Its next suspend check must pass
+// (ThreadList::Resume would refuse a runnable thread and leave the request: an ANR).
 GLUE_TEST(undoing_the_lock_of_a_thread_that_turned_runnable_leaves_no_suspend_request) {
   StartUp();
   AttachAndRegister("control");

@@ -1,5 +1,5 @@
 /*
- * Hubble for AOSP: the task record (runtime/hubble/task_hooks.h, tasks.cc; issue 17 B.2) against
+ * Hubble for AOSP: the task record (runtime/hubble/task_hooks.h, tasks.cc) against
  * the real, patched libart.so: real ShadowFrames (ShadowFrame::CreateDeoptimizedFrame,
  * shadow_frame.h 81-93, with SetVRegReference and SetVRegLong as the invoke paths fill a callee's
  * in-registers) holding real mirror::Objects whose identity hash codes libart computes

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # shellcheck source-path=SCRIPTDIR
-# Bounded mutation testing (issue 19 item 2): every mutant cargo-mutants makes of the slot
+# Bounded mutation testing: every mutant cargo-mutants makes of the slot
 # encoding (rust/format/src/slot.rs: modes, packing, entry/exit/start/pad encoders, the one file
 # every writer, decoder and emitter test builds on) must be caught by hubble-format's tests.
 # Fails on a survivor; the equivalent mutants are excluded, each with its reason, in

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The patched ART optimizing compiler compiles real dex methods and what it emits runs (issue
-# 15): scripts/art-build --compiler builds libart-compiler (arm, arm64, x86, x86_64 back ends and
+# The patched ART optimizing compiler compiles real dex methods and what it emits runs:
+# scripts/art-build --compiler builds libart-compiler (arm, arm64, x86, x86_64 back ends and
 # the JNI compiler) and the harness hubble-compile-method on stage 31's tree (cold ~10 min of 2
 # cores; warm it compiles nothing), then rust/harness/art-compile's tests run: corpus (a)
 # (tests/compiler-corpus, assembled by smali) on 1000 random inputs per method, on arm64, thumb2

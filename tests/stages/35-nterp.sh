@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# ART runtime integration (issue 6): the interpreter's C++ trace point replayed on the host
-# against hubble_format::RingWriter, and nterp's arm64, x86_64 and x86 macros executed against
-# it; the ART run-test's Java compiles with javac; nterp with Hubble's trace points assembles for
-# arm64, arm and x86 (cross assemblers / clang, offsets generated for those ISAs) and builds for
-# x86_64 (Debian's libart.mk), and the runtime sources of patches 0020-0039 compile in the trixie
-# build root (made by stage 30).
+# ART runtime integration (docs/art-runtime-integration.md): the interpreter's C++ trace point
+# replayed on the host against hubble_format::RingWriter, and nterp's arm64, x86_64 and x86 macros
+# executed against it; the ART run-test's Java compiles with javac; nterp with Hubble's trace points
+# assembles for arm64, arm and x86 (cross assemblers / clang, offsets generated for those ISAs) and
+# builds for x86_64 (Debian's libart.mk), and the runtime sources of patches 0020-0039 compile in
+# the trixie build root (made by stage 30).
 set -euo pipefail
 # shellcheck source=/dev/null
 source "$(dirname "$0")/../../scripts/lib/common.sh"

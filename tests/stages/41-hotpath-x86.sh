@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The x86_64 and x86 trace points (issue 16): the bytes ART's own assemblers emit
+# The x86_64 and x86 trace points: the bytes ART's own assemblers emit
 # (scripts/hotpath-x86-gen: the emitters and compiler/utils/x86*/assembler_x86*.cc built in the
 # trixie build root, linked against stage 31's libart.so.0; cached by their inputs) run natively,
 # x86_64 as a 64-bit and x86 as a static 32-bit process, against hubble_format::RingWriter slot

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # shellcheck source-path=SCRIPTDIR
-# Peer tools read what `hubble export` writes (issue 7's proof):
+# Peer tools read what `hubble export` writes:
 #   - .trace: Debian's dmtracedump (-o listing and profile report) against our decoder;
 #   - Perfetto: decoded with Perfetto's own schema (the `perfetto` wheel's descriptors),
 #     slice for slice against our decoder;

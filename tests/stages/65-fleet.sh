@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # shellcheck source-path=SCRIPTDIR
-# Fleet scale (issue 18), on a small generated fleet:
+# Fleet scale, on a small generated fleet:
 #   - fleet-gen makes traces from the main job's workload over three app versions, five device
 #     models and three anomaly reasons, with a regression planted in the newest version;
 #   - `hubble export --format parquet` and `hubble summary --parquet` turn them into the fleet

@@ -1,6 +1,6 @@
 //! Queuing time, execution time, pool capacity and queue length of asynchronous tasks
-//! (DiagDroid, FSE '16, §4–5), from the task records the runtime writes (issue 17 B,
-//! `docs/tasks.md`).
+//! (DiagDroid, FSE '16, §4–5), from the task records the runtime writes
+//! (`docs/tasks.md`).
 //!
 //! A submitting method (`ThreadPoolExecutor.execute`, `MessageQueue.enqueueMessage`,
 //! `Thread.start`) writes a *submit* record right after its entry; the method that begins the

@@ -16,7 +16,7 @@
 //! `ArtMethod` objects are at least 4-byte aligned and never in the first page, so no method
 //! pointer can be confused with the values 0–7.
 //!
-//! A **task record** (issue 17 B, `docs/trace-format.md` §1) follows the entry of one of the few
+//! A **task record** (`docs/trace-format.md` §1) follows the entry of one of the few
 //! framework methods that submit or begin an asynchronous task, and names the task object and
 //! its queue by their identity hash codes (ART's `LockWord` hash: 28 bits, never 0), never by
 //! content. Its payload slot keeps bits 0 and 2 of the low word clear, so read forwards it never

@@ -1,4 +1,4 @@
-//! Timestamps across gaps of 2^32 ticks and more (issue 20 A.6), at the counter frequencies of
+//! Timestamps across gaps of 2^32 ticks and more, at the counter frequencies of
 //! real devices: 1 GHz (Armv8.6 and later), 24.576 MHz and 19.2 MHz. Random call streams with
 //! idle gaps of ten minutes to three hours; every gap longer than a control-thread tick gets
 //! the anchor the runtime would take (a bound less than a tick plus the margin after the record

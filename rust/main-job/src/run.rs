@@ -223,7 +223,7 @@ pub fn run(p: &Params) -> Result<Report> {
     let fake_props = Arc::new(FakeProperties::default());
     fake_props.set(props::CONSENT, "1");
     fake_props.set(props::PACKAGES, PACKAGE);
-    // The jank detector is the runtime's own (issue 20 B): a duration trigger on the frame.
+    // The jank detector is the runtime's own: a duration trigger on the frame.
     let trigger_spec = format!("{FRAME_METHOD}>{}ms=jank", p.jank_threshold_ms);
     fake_props.set(props::TRIGGERS, &trigger_spec);
     let mut config = Config::new(PACKAGE, PACKAGE, dir.clone());

@@ -1,4 +1,4 @@
-//! Issue 17 A.5: what the ANR hook costs the signal catcher, and how long after SIGQUIT the
+//! What the ANR hook costs the signal catcher, and how long after SIGQUIT the
 //! files are on disk (`docs/art-runtime-integration.md` §7).
 //!
 //!   cargo bench -p hubble-runtime --bench anr

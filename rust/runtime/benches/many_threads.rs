@@ -1,10 +1,10 @@
-//! Issue 17's comparison, BTrace's two metrics side by side (`docs/many-threads.md`,
-//! "Metrics"): the skewed 64-thread workload of `tests/skewed` through per-thread rings of
-//! equal total memory (today's mode: 64 rings of budget / 64) and through the pool
-//! (many-thread mode: 16 KiB blocks, A = 64, 128 — the default —, 256, and N, the first
-//! session's reuse-at-once rule). Each row runs the workload until three budgets' worth of
-//! records were written, stops every thread and measures the latest continuous fragment and
-//! the memory utilization, both as a share of the budget. Prints a Markdown table.
+//! Many-thread mode against per-thread rings, BTrace's two metrics side by side
+//! (`docs/many-threads.md`, "Metrics"): the skewed 64-thread workload of `tests/skewed` through
+//! per-thread rings of equal total memory (today's mode: 64 rings of budget / 64) and through the
+//! pool (many-thread mode: 16 KiB blocks, A = 64, 128 — the default —, 256, and N, the first
+//! session's reuse-at-once rule). Each row runs the workload until three budgets' worth of records
+//! were written, stops every thread and measures the latest continuous fragment and the memory
+//! utilization, both as a share of the budget. Prints a Markdown table.
 //!
 //!   cargo bench -p hubble-runtime --bench many_threads
 //!

@@ -1,4 +1,4 @@
-//! Time anchors at a traced thread's idle gaps (issue 20 A.6).
+//! Time anchors at a traced thread's idle gaps.
 //!
 //! A record keeps only the low 32 bits of the counter; the decoder recovers the rest walking
 //! back from the flush's reference, which is exact while consecutive records are less than

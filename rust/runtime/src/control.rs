@@ -221,9 +221,9 @@ struct Traced {
     /// Symbol epoch when the ring last (re)started.
     start_epoch: u64,
     /// A stop was requested and not answered in time: what asked for it. The thread stops at its
-    /// next trace point; [`Control::tick`] then finishes the work (issue 20 A.4).
+    /// next trace point; [`Control::tick`] then finishes the work.
     stopping: Option<StopCause>,
-    /// Bounds at the ring's idle gaps, for timestamps across them (issue 20 A.6).
+    /// Bounds at the ring's idle gaps, for timestamps across them.
     anchors: Anchors,
 }
 
@@ -395,9 +395,9 @@ pub struct Control<A: Art> {
     symbols: Mutex<Symbols>,
     window: Mutex<Vec<u64>>,
     last_ctl: Mutex<Option<String>>,
-    /// The duration triggers' state (issue 20 B, [`crate::triggers`]).
+    /// The duration triggers' state ([`crate::triggers`]).
     triggers: crate::triggers::Triggers,
-    /// The ANR flush's request flag and rate limit (issue 17 A.5).
+    /// The ANR flush's request flag and rate limit.
     anr: AnrState,
     /// Many-thread mode's pool (`Config::pool`); None in ring mode.
     pool: Option<Pool>,
@@ -1698,7 +1698,7 @@ impl<A: Art> Control<A> {
         );
     }
 
-    /// Issue 20 A.4: a stop that timed out (the thread ran a long stretch without a trace point)
+    /// A stop that timed out (the thread ran a long stretch without a trace point)
     /// stays requested; once the thread has answered it, or can be force-stopped because it left
     /// managed code, the flush or reclaim that asked for it is finished here and tracing restarts.
     /// Without this the thread would stay silently untraced until the next explicit flush, whose
@@ -1771,7 +1771,7 @@ impl<A: Art> Control<A> {
         lock(&self.symbols).dead_len()
     }
 
-    /// The duration triggers in force and what they fired (issue 20 B).
+    /// The duration triggers in force and what they fired.
     pub fn triggers(&self) -> &crate::triggers::Triggers {
         &self.triggers
     }

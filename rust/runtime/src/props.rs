@@ -14,13 +14,13 @@ pub const CTL: &str = "debug.hubble.ctl";
 pub const RING_MB: &str = "debug.hubble.ring_mb";
 /// N most-recently-foreground threads traced.
 pub const THREADS: &str = "debug.hubble.threads";
-/// Task records (issue 17 B, `docs/tasks.md`): `1` makes the framework methods that submit,
+/// Task records (`docs/tasks.md`): `1` makes the framework methods that submit,
 /// begin and end asynchronous tasks write the identities of the task and its queue; `0` (the
 /// default) leaves them as every other method. Read once, when the control thread starts.
 pub const TASKS: &str = "debug.hubble.tasks";
 /// `files,MiB` kept per app.
 pub const RETENTION: &str = "debug.hubble.retention";
-/// Duration triggers (issue 20 B): `<method>><threshold>=<reason>[; ...]`, e.g.
+/// Duration triggers: `<method>><threshold>=<reason>[; ...]`, e.g.
 /// `android.view.Choreographer.doFrame>32ms=jank`. A value holds at most 91 bytes on Android
 /// (`PROP_VALUE_MAX`), so more triggers go on in [`TRIGGERS`]`.1` ... `.9`, all read as one list.
 pub const TRIGGERS: &str = "debug.hubble.triggers";
@@ -31,7 +31,7 @@ pub const TRIGGER_INTERVAL: &str = "debug.hubble.trigger_interval";
 /// Default of [`TRIGGER_INTERVAL`]: a trigger that keeps firing (every frame janky) writes one
 /// file per half minute, not one per frame; retention keeps 8 files by default.
 pub const DEFAULT_TRIGGER_INTERVAL: Duration = Duration::from_secs(30);
-/// ANR flush rate limit (issue 17 A.5): `<n>ms` / `<n>s`, the least time between two ANR
+/// ANR flush rate limit: `<n>ms` / `<n>s`, the least time between two ANR
 /// flushes; `off`: SIGQUIT never flushes. Requests within it are counted and dropped.
 pub const ANR_INTERVAL: &str = "debug.hubble.anr_interval";
 /// Default of [`ANR_INTERVAL`]. An app whose main thread stays stuck gets an ANR per input

@@ -1,4 +1,4 @@
-//! The ANR flush (issue 17 A.5): ART's signal catcher reports SIGQUIT (the ANR / bugreport
+//! The ANR flush: ART's signal catcher reports SIGQUIT (the ANR / bugreport
 //! stack dump) through `SigQuitReceived`, which only records the request and wakes the control
 //! thread; the control thread stops every traced thread at once and flushes each with reason
 //! `anr`. Run against the runtime's doubles ([`FakeArt`], [`FakeThread`]) with the real control

@@ -29,7 +29,7 @@ fn config(dir: &Path) -> Config {
     c
 }
 
-/// A control whose stops time out after 5 ms (issue 20 A.4's late stops), with `threads` rings.
+/// A control whose stops time out after 5 ms (late stops), with `threads` rings.
 fn impatient_control(dir: &Path, threads: usize) -> Control<FakeArt> {
     let mut cfg = config(dir);
     cfg.stop_timeout = std::time::Duration::from_millis(5);
@@ -347,9 +347,10 @@ fn class_loader_unload_names_buffered_pointers_before_the_memory_goes() {
     assert_eq!(f.symbols[&0x3000], FakeArt::name_of(0x3000));
 }
 
-/// Issue 20 A.3: the hook runs on the GC thread holding the mutator lock. It must never wait for
-/// a flush in progress (which may wait up to the stop timeout for a traced thread, write to disk,
-/// or block entering ART while a SuspendAll is pending — which itself waits for the GC thread).
+/// The class-loader unload hook runs on the GC thread holding the mutator lock. It must never
+/// wait for a flush in progress (which may wait up to the stop timeout for a traced thread, write
+/// to disk, or block entering ART while a SuspendAll is pending — which itself waits for the GC
+/// thread).
 #[test]
 fn class_loader_unload_never_waits_for_a_flush_in_progress() {
     let tmp = tempfile::tempdir().unwrap();
@@ -398,7 +399,7 @@ fn class_loader_unload_never_waits_for_a_flush_in_progress() {
     );
 }
 
-/// Issue 20 A.3: an unload that completes between the flush's choice of pointers to resolve and
+/// An unload that completes between the flush's choice of pointers to resolve and
 /// its call into ART: the call is refused (generation changed), the cache names the dead loader's
 /// pointers, and no freed `ArtMethod` is read (FakeArt panics on a use after free).
 #[test]
@@ -599,7 +600,7 @@ fn property_commands_drive_tracing() {
     assert!(c.thread_renamed(t.handle(), "worker").is_none());
 }
 
-/// Issue 20 A.4: a flush whose stop timed out (the thread was in a loop without calls) must not
+/// A flush whose stop timed out (the thread was in a loop without calls) must not
 /// leave tracing silently off once the thread reaches its next trace point and stops itself:
 /// the next control tick finishes the flush it asked for (its reason, its window) and restarts.
 #[test]
@@ -669,7 +670,7 @@ fn a_stop_that_timed_out_is_finished_once_the_thread_leaves_managed_code() {
     assert!(t.exit(9001), "tracing is on again");
 }
 
-/// Issue 20 A.4, the reclaim side: a thread that fell out of the N traced but did not answer in
+/// Late stops, the reclaim side: a thread that fell out of the N traced but did not answer in
 /// time keeps its ring (and the newcomer waits) until it stops; the next tick completes the swap.
 #[test]
 fn a_reclaim_that_timed_out_is_completed_on_the_next_tick() {
@@ -699,7 +700,7 @@ fn a_reclaim_that_timed_out_is_completed_on_the_next_tick() {
     assert_eq!(a.block.cursor.load(Ordering::Relaxed), 0);
 }
 
-/// Issue 20 A.4, the reclaim that is called off: the thread that did not answer in time is the
+/// Late stops, the reclaim that is called off: the thread that did not answer in time is the
 /// foreground one again by the time it stops, so it keeps its ring, and the tick restarts it
 /// where it stopped (found by cargo-mutants: with `restart_stopped` a no-op every test passed,
 /// and the thread stayed untraced).
@@ -728,7 +729,7 @@ fn a_timed_out_reclaim_of_a_thread_wanted_again_restarts_it_on_the_next_tick() {
     assert_eq!(b.block.cursor.load(Ordering::Relaxed), 0);
 }
 
-/// Issue 20 A.4, two stops pending on one thread: a flush asked while a reclaim waits takes
+/// Late stops, two stops pending on one thread: a flush asked while a reclaim waits takes
 /// its place (the thread's late stop then writes the flush), and a reclaim asked while a flush
 /// waits does not (the flush is still written). Either way the thread's file has the flush's
 /// reason once it answers.
@@ -955,7 +956,7 @@ fn a_control_thread_art_refused_to_attach_traces_nothing() {
     );
 }
 
-/// `debug.hubble.tasks 1` (issue 17 B.2): the control thread asks ART for task records once,
+/// `debug.hubble.tasks 1`: the control thread asks ART for task records once,
 /// after it is attached and before it traces the first thread; `0`, absent or a bad value never
 /// asks (the bad value is an error naming the property, and task records stay off).
 #[test]
@@ -1038,7 +1039,7 @@ fn a_handle_reported_again_with_another_tid_takes_the_new_tid() {
     );
 }
 
-// `debug.hubble.threads all` (issue 17 A.2) switches the control plane to many-thread mode: the
+// `debug.hubble.threads all` switches the control plane to many-thread mode: the
 // pool of `debug.hubble.budget_mb`, every thread traced. A bad configuration (a budget too small
 // for the active blocks, a budget or selector that does not parse) is an error naming what is
 // wrong and what tracing keeps, and leaves the settings in force as they were, whichever mode

@@ -1,4 +1,4 @@
-//! Timestamps across idle gaps of 2^32 ticks and more (issue 20 A.6): a traced thread that
+//! Timestamps across idle gaps of 2^32 ticks and more: a traced thread that
 //! writes nothing for ten minutes or hours (a UI thread in `nativePollOnce`, a thread blocked on
 //! a monitor until an ANR) still gets every record's exact full counter value from its file.
 //! Records keep 32 bits of the counter; at 1 GHz (Armv8.6's frequency) 2^32 ticks are 4.3 s,

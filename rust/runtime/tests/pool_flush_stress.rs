@@ -1,5 +1,5 @@
 //! Many-thread mode's stop/flush/restart cycle through the control plane under real threads
-//! (issue 17 A.6, the pool-mode counterpart of `tests/stress.rs`): two traced threads run a
+//! (the pool-mode counterpart of `tests/stress.rs`): two traced threads run a
 //! synthetic call stream through the pool's traced side (`FakeThread::pool_entry`/`pool_exit`,
 //! the block-end path included), a busy one and a bursty one, sometimes dropping into "native"
 //! code; the control thread flushes the pool at random. The pool is tiny (8 blocks of 2 KiB,

@@ -1,4 +1,4 @@
-//! Many-thread mode in the control plane (issue 17 A.2, `docs/many-threads.md`).
+//! Many-thread mode in the control plane (`docs/many-threads.md`).
 #![cfg(not(loom))]
 
 use hubble_format::pool::{Geometry, H_CLOSE, H_STATE, OWNED};
@@ -260,7 +260,7 @@ fn round(
     (expected, spinners)
 }
 
-/// issue 17 A.2: `debug.hubble.threads all` traces every thread in one pool; a flush stops them
+/// `debug.hubble.threads all` traces every thread in one pool; a flush stops them
 /// all (doorbells, force stops of threads in native code), writes ONE version 4 file whose runs
 /// decode to exactly what each thread wrote (short-lived threads gone before the flush
 /// included), restarts every thread, and the next flush holds exactly what they wrote since.
@@ -538,7 +538,7 @@ fn a_late_reclaim_of_a_pooled_thread_is_completed_on_the_next_tick() {
     assert!(files.files.lock().unwrap().is_empty());
 }
 
-/// Idle gaps in many-thread mode (the anchors of issue 20 A.6, in the pool): a thread idle in
+/// Idle gaps in many-thread mode (the idle-gap time anchors, in the pool): a thread idle in
 /// native code across two ticks gets an anchor at its cursor, an address in its block. After
 /// a gap of more than 2^32 ticks it writes on in the same block, and every record before the
 /// gap decodes to the counter it was written with; walking back from the flush alone, each

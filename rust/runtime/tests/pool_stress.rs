@@ -4,7 +4,7 @@
 //! * `stop_flush_restart_cycles`: the control thread stops every thread (doorbell, rung again
 //!   each poll round), reads the pool, checks that every block decodes and belongs to its
 //!   thread's stream, and restarts; `HUBBLE_POOL_CYCLES=N` sets the cycles (default 20).
-//! * `the_latest_fragment_is_at_least_90_percent_of_the_budget`: issue 17's target, on the
+//! * `the_latest_fragment_is_at_least_90_percent_of_the_budget`: the 90 % target, on the
 //!   default configuration (`debug.hubble.budget_mb` 64 → 4 096 blocks of 16 KiB, A = 128),
 //!   64 short-lived threads per budget's worth of records, measured once the workload has
 //!   written three budgets' worth of records.

@@ -1,4 +1,4 @@
-//! Issue 20 A.1: the force stop's thread-state lock (art/runtime/hubble/thread_state.cc, compiled
+//! The force stop's thread-state lock (art/runtime/hubble/thread_state.cc, compiled
 //! unchanged against host/art-model/, a model of ART 14's suspend protocol that follows
 //! thread.cc, thread-inl.h and thread_list.cc line by line) must never leave a suspend request
 //! behind. The race of §6's re-check: the thread is in native when the control thread looks,

@@ -1,4 +1,4 @@
-//! Duration triggers (issue 20 B, `debug.hubble.triggers`): the control thread's tick reads the
+//! Duration triggers (`debug.hubble.triggers`): the control thread's tick reads the
 //! traced rings behind the threads and flushes a thread whose call of a watched method ran
 //! longer than its threshold. Fake ART with a manual clock (1 GHz): the tests choose every
 //! record's timestamp and the time of every tick, and call `Control::tick` themselves.

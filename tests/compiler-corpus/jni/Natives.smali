@@ -1,4 +1,4 @@
-# Hubble compiler corpus (issue 15 item 3), JNI stubs: one native method per stub shape the JNI
+# Hubble compiler corpus, JNI stubs: one native method per stub shape the JNI
 # compiler distinguishes (jni_compiler.cc): normal, @FastNative, synchronized, reference
 # arguments, a reference result (decoded by the stub), long and double results, an instance
 # method, and a native that returns with an exception pending. Their native code is natives.c,

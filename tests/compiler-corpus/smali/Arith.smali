@@ -1,4 +1,4 @@
-# Hubble compiler corpus (issue 15), part (a): static methods on primitives, each with a Java
+# Hubble compiler corpus, part (a): static methods on primitives, each with a Java
 # twin in ../java/Arith.java that computes the same function on OpenJDK (the oracle).
 .class public LArith;
 .super Ljava/lang/Object;

@@ -1,4 +1,4 @@
-# Hubble compiler corpus (issue 15), part (a): call trees through invoke-static, each public
+# Hubble compiler corpus, part (a): call trees through invoke-static, each public
 # method with a Java twin in ../java/Calls.java. The harness calls the public methods; the
 # private ones run through its invoke dispatch (rust/harness/art-compile/src/dispatch.rs).
 .class public LCalls;
@@ -248,7 +248,7 @@
     return v0
 .end method
 
-# Exceptions caught in compiled code (issue 15 item 4a): handlers are found from the dex try
+# Exceptions caught in compiled code: handlers are found from the dex try
 # items and ART's catch stack maps, catch phis filled from the throwing call's stack map
 # (rust/harness/art-compile/src/catch.rs). No move-exception: the handlers do not read the
 # exception, as d8 emits them when the Java code does not use it.

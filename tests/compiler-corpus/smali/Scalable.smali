@@ -1,4 +1,4 @@
-# Hubble compiler corpus (issue 15), part (a): see Shape.smali.
+# Hubble compiler corpus, part (a): see Shape.smali.
 .class public interface abstract LScalable;
 .super Ljava/lang/Object;
 

@@ -1,4 +1,4 @@
-# Hubble compiler corpus (issue 15), part (a): instance methods. Shape, Square, Cube and
+# Hubble compiler corpus, part (a): instance methods. Shape, Square, Cube and
 # Scalable exercise instance fields of every type (iget/iput, built unresolved: the runtime's
 # field entrypoints), and calls on objects: invoke-virtual (overridden in Square and Cube),
 # invoke-direct (a private method), invoke-super (Square and Cube up their chain) and

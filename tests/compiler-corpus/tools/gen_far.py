@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes ../smali/Far.smali and ../java/Far.java: one method long enough that branches span
-tens of KiB of compiled code (issue 15, corpus (a)). Deterministic: the same files every run
+tens of KiB of compiled code (corpus (a)). Deterministic: the same files every run
 (tests/corpus_calls.rs checks that the committed files are this script's output).
 
   Far.far(a, b): x = a, y = b; if (x < 0) { HEAD blocks }; TAIL blocks; return x ^ y

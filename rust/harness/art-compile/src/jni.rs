@@ -1,5 +1,5 @@
-//! Compiled JNI stubs, executed (issue 15 item 3; issue 16's "JNI stubs traced, proven by
-//! execution"). ART's JNI compiler (`ArtQuickJniCompileMethod`, jni_compiler.cc, with patch
+//! Compiled JNI stubs, executed, so that their tracing is proven by running them, not by review.
+//! ART's JNI compiler (`ArtQuickJniCompileMethod`, jni_compiler.cc, with patch
 //! 0025's trace points) makes the stub of a native method of a real dex file; the stub runs
 //! against a `Thread` image, a `JNIEnvExt` image and an `ArtMethod` whose entry point from
 //! JNI is a real native function: `tests/compiler-corpus/jni/natives.c`, compiled by clang for

@@ -1,4 +1,4 @@
-//! The compiler harness of issue 15: ART's patched optimizing compiler compiles methods of real
+//! The compiler harness: ART's patched optimizing compiler compiles methods of real
 //! .dex files (`hubble-compile-method`, cpp/compile_method.cc, built by `scripts/art-build
 //! --compiler` in the trixie build root), and this crate executes what it emits: arm64, thumb2
 //! and x86 in unicorn against a `Thread` image and a ring, x86_64 natively. See

@@ -1,4 +1,4 @@
-//! Compiled JNI stubs, executed (issue 15 item 3, issue 16): each native method of
+//! Compiled JNI stubs, executed: each native method of
 //! tests/compiler-corpus/jni/Natives.smali goes through ART's JNI compiler (with patch 0025's
 //! trace points) for each ISA, and the stub runs around the native function of natives.c
 //! compiled for that ISA's native ABI. Per call: the result equals the same function written

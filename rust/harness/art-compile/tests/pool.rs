@@ -1,4 +1,4 @@
-//! Many-thread mode in ART's compiled code (issue 17; `docs/many-threads.md`): corpus methods
+//! Many-thread mode in ART's compiled code (`docs/many-threads.md`): corpus methods
 //! compiled by the patched compiler for x86_64 (their trace points and out-of-line halves as
 //! `code_generator_x86_64.cc` lays them out, patch 0015), called natively many times in a row
 //! with the thread in pool mode over a pool of blocks too small for two calls, the block-end

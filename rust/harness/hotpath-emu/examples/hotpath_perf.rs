@@ -543,8 +543,8 @@ fn main() {
         "- OFF = 2 instructions: T32 {} with a low cursor temp (r0-r7), {} when the register \
          allocator gives it only high temps (CBZ takes r0-r7 only). A64 {} (exit, entry with \
          the pointer known < 4 GiB) and {} (entry): two LDRs instead of one LDP and the width \
-         test before the CBZ, the price of the ON schedule on in-order cores (issue 16 item 4, \
-         `docs/hot-path.md`); the OFF table above shows the cycles.\n\
+         test before the CBZ, the price of the ON schedule on in-order cores \
+         (`docs/hot-path.md`); the OFF table above shows the cycles.\n\
          - ON <= 8 instructions: A64 exit {}, entry with the pointer known < 4 GiB {}, entry {}; \
          T32 entry {}, exit {}. Wrap, stale limit and stop run out of line (rare: once per ring \
          lap or per stop); a two-slot A64 entry (pointer >= 4 GiB) costs {}.{}\n\
@@ -561,9 +561,9 @@ fn main() {
         most(0, "Entry wide fast"),
         if most(0, "Entry narrow fast") > 8 {
             format!(
-                " The A64 entry of unknown width is over since issue 16 item 4 (two LDRs for \
-                 one LDP), for {} cycles on the A55 model (the LDP schedule's: \
-                 `docs/hot-path.md`).",
+                " The A64 entry of unknown width is over since its rescheduling for \
+                 in-order cores (two LDRs for one LDP), for {} cycles on the A55 model \
+                 (the LDP schedule's: `docs/hot-path.md`).",
                 cell(&on_mca[0][0], &|m| format!("{:.2}", m.cycles_per_iter))
             )
         } else {

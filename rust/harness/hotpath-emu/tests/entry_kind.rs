@@ -1,4 +1,4 @@
-//! Issue 20 A.2: the narrow entry (one slot, low 32 bits of x0) is chosen only where every
+//! The narrow entry (one slot, low 32 bits of x0) is chosen only where every
 //! `ArtMethod*` that can enter the code fits 32 bits. Boot-image code used to get it although ART
 //! enters it with run-time copies above 4 GiB (`ArtMethod::CopyFrom` keeps AOT entry points:
 //! default methods copied into app classes, `Proxy.<init>` cloned into proxy classes) and with

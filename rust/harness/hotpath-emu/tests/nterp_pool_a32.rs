@@ -1,4 +1,4 @@
-//! nterp's arm macros in many-thread mode (issue 17 A.1; `docs/many-threads.md`): armng (A32)
+//! nterp's arm macros in many-thread mode (`docs/many-threads.md`): armng (A32)
 //! runs `HUBBLE_NTERP_TRACE_ENTRY`/`EXIT` (`runtime/hubble/nterp_arm.S`, unchanged), whose slow
 //! path calls the T32 block-end function (`pool_arm.S`) with BLX when `begin` carries the pool
 //! tag. qemu-arm's user mode refuses armng's MRRC of CNTVCT, so the linked bytes

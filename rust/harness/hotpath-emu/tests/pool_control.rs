@@ -1,4 +1,4 @@
-//! Many-thread mode end to end on A64 (issue 17 A.1–A.4): the runtime's real control plane
+//! Many-thread mode end to end on A64: the runtime's real control plane
 //! (`hubble_runtime::Control` with a pool) drives threads whose trace points are the A64
 //! emitter's bytes and the block-end function `pool_arm64.S`, run in unicorn against `Thread`
 //! images and the pool in host memory (mapped into each engine at its host address, as the

@@ -1,4 +1,4 @@
-//! Many-thread mode on x86_64 (issue 17; `docs/many-threads.md`): the trace points ART's x86_64
+//! Many-thread mode on x86_64 (`docs/many-threads.md`): the trace points ART's x86_64
 //! assembler emits (`trace_point_x86_64.cc`, from `scripts/hotpath-x86-gen`) and the runtime's
 //! block-end function they call (`runtime/hubble/pool_x86_64.S`, assembled unchanged into the
 //! harness) run natively on this CPU, single-stepped, for many threads sharing one pool: each

@@ -1,7 +1,7 @@
 // Host model of how ART 14 runs, unwinds, deoptimizes and OSRs Java frames, driving Hubble's REAL
 // hooks (art-patches/files/runtime/hubble/trace_hooks.h and trace_point.h, compiled unchanged
 // against the stand-ins of cpp/art-model/) at the places the patches put them, to check that the
-// trace stays balanced (issue 20 A.5; tests/deopt.rs).
+// trace stays balanced (tests/deopt.rs).
 //
 // Every function below follows the ART function named in its comment, in
 // art/ at android-14.0.0_r15 (the line numbers are of that tree), reduced to the control flow

@@ -1,5 +1,5 @@
 /*
- * nterp's trace-point macros in many-thread mode (issue 17 A.1): the macros of
+ * nterp's trace-point macros in many-thread mode: the macros of
  * art-patches/files/runtime/hubble/nterp_arm64.S through nterp_arm64_harness.S (under
  * qemu-aarch64, a static binary), of nterp_x86_64.S through nterp_x86_64_harness.S
  * (-DHUBBLE_X86_64, natively: %gs is pointed at each op's Thread, and every register the macros

@@ -21,7 +21,7 @@
 
 #include "runtime/hubble/trace_point.h"
 
-// Issue 20 A.7: a popped frame gets an exit only where its code wrote the entry. Compiled code
+// A popped frame gets an exit only where its code wrote the entry. Compiled code
 // traces on arm64, arm, x86_64 and x86 (0012, 0013, 0015), nterp on arm64, arm, x86_64 and x86
 // (0023); riscv64 neither; inlined callees never. Before, the unwinder wrote an exit for every
 // compiled frame on every ISA: x86/x86_64 traces had exits without entries.

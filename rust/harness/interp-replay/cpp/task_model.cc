@@ -1,5 +1,5 @@
-// Host model of the switch interpreter entering a method while task records are on (issue 17
-// B.2), driving Hubble's REAL task hook (art-patches/files/runtime/hubble/task_hooks.h and
+// Host model of the switch interpreter entering a method while task records are on,
+// driving Hubble's REAL task hook (art-patches/files/runtime/hubble/task_hooks.h and
 // task_methods.h, compiled unchanged against the stand-ins of cpp/art-model/) at the place patch
 // 0028 puts it, for tests/tasks.rs.
 //

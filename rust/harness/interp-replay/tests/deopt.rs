@@ -1,5 +1,5 @@
-//! Balanced traces across every transition, exception unwinding, deoptimization and OSR
-//! (issue 20 A.5). `cpp/deopt_model.cc` follows ART 14's control flow (the interpreter's
+//! Balanced traces across every transition, exception unwinding, deoptimization and OSR.
+//! `cpp/deopt_model.cc` follows ART 14's control flow (the interpreter's
 //! `Execute` and `EnterInterpreterFromDeoptimize`, the exception unwinder, the deoptimizer, OSR,
 //! the invoke stub and bridges; line numbers cited there) and calls Hubble's real hooks
 //! (`runtime/hubble/trace_hooks.h`, compiled unchanged against `cpp/art-model/`) where the

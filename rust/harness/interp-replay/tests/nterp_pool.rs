@@ -1,4 +1,4 @@
-//! nterp's macros in many-thread mode (issue 17 A.1; `docs/many-threads.md`): the slow path of
+//! nterp's macros in many-thread mode (`docs/many-threads.md`): the slow path of
 //! `nterp_arm64.S` / `nterp_x86_64.S` / `nterp_x86.S` calls `pool_<isa>.S`'s block-end function
 //! when `begin` carries the pool tag. `cpp/nterp_pool_harness.c` with `cpp/nterp_<isa>_harness.S`
 //! (which include the ART files unchanged) runs random traffic of several threads over one pool,

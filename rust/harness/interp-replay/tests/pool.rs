@@ -1,4 +1,4 @@
-//! Many-thread mode in the C++ trace point (issue 17 A.1; `docs/many-threads.md`):
+//! Many-thread mode in the C++ trace point (`docs/many-threads.md`):
 //! `trace_point.h`'s slow path and `pool_take.h`, compiled unchanged into `cpp/pool_replay.cc`,
 //! replay random traffic of several threads over one pool, in 64- and 32-bit mode. Every pool
 //! slot (both headers and all data) and every thread's cursor, limit and end must equal

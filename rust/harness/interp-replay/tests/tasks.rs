@@ -1,4 +1,4 @@
-//! The interpreter's task record (issue 17 B.2): `runtime/hubble/task_hooks.h` and
+//! The interpreter's task record: `runtime/hubble/task_hooks.h` and
 //! `task_methods.h`, compiled unchanged against `cpp/art-model/`, driven by `cpp/task_model.cc`
 //! at the lines patches 0020 and 0028 add to `Execute()`.
 //!

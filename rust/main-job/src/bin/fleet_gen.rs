@@ -1,5 +1,5 @@
 //! `fleet-gen`: a fleet of trace files from the main job's cold-start workload, for the fleet
-//! tables and queries (issue 18): varied seeds, devices and anomaly reasons over app versions,
+//! tables and queries: varied seeds, devices and anomaly reasons over app versions,
 //! with one regression planted in the newest version.
 //!
 //! Each trace is the workload's call stream written through the reference ring writer, timed as

@@ -1,4 +1,4 @@
-//! The main job's many-thread scene (`main-job tasks`, issue 17 A and B.3): an app whose UI
+//! The main job's many-thread scene (`main-job tasks`): an app whose UI
 //! thread feeds an `AsyncTask` serial executor and an undersized thread pool, then blocks on a
 //! result until the system declares an ANR. Every thread runs the x86_64 trace points ART's own
 //! assembler emits, natively, traced in many-thread mode (`debug.hubble.threads all`): one pool

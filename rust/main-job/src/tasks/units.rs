@@ -1,5 +1,5 @@
 //! The scene's app: a UI thread that submits work to two execution units and then blocks on a
-//! result, as an app that ANRs does (DiagDroid's two most common causes, issue 17 B.3):
+//! result, as an app that ANRs does (DiagDroid's two most common causes):
 //!
 //! * **an `AsyncTask` serial executor** (one worker, `AsyncTask #1`): `Feed.refresh()` submits a
 //!   slow task and then quick ones, which queue behind it (`SerialExecutor.execute` → Submit;

@@ -1,4 +1,4 @@
-//! Duration triggers (issue 20 B): flush a thread when one of its calls of a watched method runs
+//! Duration triggers: flush a thread when one of its calls of a watched method runs
 //! longer than a threshold (`debug.hubble.triggers`, [`crate::props::parse_triggers`]). No
 //! framework patch and no anomaly API call: the control thread reads the rings behind the
 //! traced threads on every [`Control::tick`] (`ring.rs`), or in many-thread mode each thread's

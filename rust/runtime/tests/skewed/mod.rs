@@ -1,4 +1,4 @@
-//! The skewed many-thread workload of issue 17 (BTrace's big/little imbalance), shared by
+//! The skewed many-thread workload (BTrace's big/little imbalance), shared by
 //! `tests/pool_stress.rs` and `benches/many_threads.rs`: `long` long-lived threads (`big` of
 //! them write as fast as they can, the others spin 300–1 560 iterations per record and yield
 //! every 64 records) and waves of short-lived threads that write a few hundred records and
@@ -42,12 +42,12 @@ pub struct Shape {
     pub waves_per_pass: u64,
 }
 
-/// Issue 17's workload as measured: 64 threads (4 big, 60 little), 8 short-lived threads of
-/// 300 records 8 times per pass over the budget: 64 thread starts per budget's worth of
-/// records. Each takes a block and fills 15 % of it, so the churn is the utilization's main
-/// term. 64 per pass is the realistic end: 64 MiB hold 8 M records, seconds of a busy app,
-/// and an app starts thousands of threads in its life (minutes to hours), i.e. a few per
-/// second.
+/// The workload as measured against per-thread rings: 64 threads (4 big, 60 little), 8
+/// short-lived threads of 300 records 8 times per pass over the budget: 64 thread starts per
+/// budget's worth of records. Each takes a block and fills 15 % of it, so the churn is the
+/// utilization's main term. 64 per pass is the realistic end: 64 MiB hold 8 M records, seconds
+/// of a busy app, and an app starts thousands of threads in its life (minutes to hours), i.e. a
+/// few per second.
 pub const SKEWED_64: Shape = Shape {
     long: 64,
     big: 4,

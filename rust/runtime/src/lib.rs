@@ -25,7 +25,8 @@ pub mod props;
 pub mod ring;
 pub mod symbols;
 mod sync;
-#[cfg(not(loom))]
+/// Test doubles: not part of what libart links (feature `test-support`).
+#[cfg(all(not(loom), any(test, feature = "test-support")))]
 pub mod testing;
 pub mod triggers;
 
@@ -187,8 +188,8 @@ pub fn system_properties() -> Arc<dyn props::PropertySource> {
 
 /// The host's stand-in for system properties (set them before `RuntimeStarted`).
 #[cfg(not(target_os = "android"))]
-pub fn host_properties() -> &'static Arc<props::FakeProperties> {
-    static P: OnceLock<Arc<props::FakeProperties>> = OnceLock::new();
+pub fn host_properties() -> &'static Arc<props::MemProperties> {
+    static P: OnceLock<Arc<props::MemProperties>> = OnceLock::new();
     P.get_or_init(Default::default)
 }
 

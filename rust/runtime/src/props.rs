@@ -1,7 +1,5 @@
 //! The control surface of `docs/architecture.md`: system properties and the thread-name hook.
 
-use std::collections::HashMap;
-use std::sync::Mutex as StdMutex;
 use std::time::Duration;
 
 /// Consent gate: nothing is written to disk unless this is `1`.
@@ -105,13 +103,20 @@ pub trait PropertySource: Send + Sync {
     fn wait_change(&self, timeout: Duration);
 }
 
-/// Properties held in memory (host and tests).
+/// Properties held in memory: the host build's property source ([`crate::host_properties`]),
+/// and the tests' (`FakeProperties`, feature `test-support`).
+#[cfg(any(not(target_os = "android"), test, feature = "test-support"))]
 #[derive(Debug, Default)]
-pub struct FakeProperties {
-    values: StdMutex<HashMap<String, String>>,
+pub struct MemProperties {
+    values: std::sync::Mutex<std::collections::HashMap<String, String>>,
 }
 
-impl FakeProperties {
+/// The tests' property source (feature `test-support`): properties in memory that a test sets.
+#[cfg(any(test, feature = "test-support"))]
+pub type FakeProperties = MemProperties;
+
+#[cfg(any(not(target_os = "android"), test, feature = "test-support"))]
+impl MemProperties {
     /// Sets (or with `""` clears) a property.
     pub fn set(&self, name: &str, value: &str) {
         let mut v = self.values.lock().expect("properties lock");
@@ -123,7 +128,8 @@ impl FakeProperties {
     }
 }
 
-impl PropertySource for FakeProperties {
+#[cfg(any(not(target_os = "android"), test, feature = "test-support"))]
+impl PropertySource for MemProperties {
     fn get(&self, name: &str) -> Option<String> {
         self.values
             .lock()

@@ -1,7 +1,7 @@
 //! Duration triggers: flush a thread when one of its calls of a watched method runs
 //! longer than a threshold (`debug.hubble.triggers`, [`crate::props::parse_triggers`]). No
 //! framework patch and no anomaly API call: the control thread reads the rings behind the
-//! traced threads on every [`Control::tick`] (`ring.rs`), or in many-thread mode each thread's
+//! traced threads at every tick (`ring.rs`), or in many-thread mode each thread's
 //! blocks in `seq` order (`pool.rs`). The design and its limits are in
 //! `docs/architecture.md` ("Duration triggers") and `docs/protocol.md` ("The trigger
 //! detector's reads"); in short:
@@ -39,7 +39,7 @@
 //! * **Firing.** A call fires at its exit if it ran longer than its threshold, or earlier, at
 //!   the first tick that finds it still open for longer (a frame that never returns must not
 //!   wait for its exit; the duration is then a lower bound). The thread is flushed with the
-//!   trigger's reason ([`Control::flush`]); a reason flushes at most once per
+//!   trigger's reason (`TraceSource::flush_thread`); a reason flushes at most once per
 //!   [`crate::props::TRIGGER_INTERVAL`] (default 30 s); hits within it are counted in
 //!   [`Triggers::suppressed`].
 
@@ -53,10 +53,11 @@ use std::time::Duration;
 use hubble_format::slot::{self, Mode};
 use log::{info, warn};
 
-use crate::art::{Art, ThreadHandle};
-use crate::control::Control;
+use crate::art::ThreadHandle;
+use crate::block::{Slots, ThreadBlock};
 use crate::flush::PointerHasher;
-use crate::props::{self, TriggerSpec, DEFAULT_TRIGGER_INTERVAL};
+use crate::pool::Pool;
+use crate::props::{self, PropertySource, TriggerSpec, DEFAULT_TRIGGER_INTERVAL};
 
 mod pool;
 mod ring;
@@ -65,6 +66,34 @@ mod ring;
 pub const MAX_OPEN: usize = 64;
 /// Classified pointers kept before the classification is simply dropped and redone.
 const MAX_CLASSIFIED: usize = 1 << 20;
+
+/// What the detector reads and flushes: the control plane (`crate::Control`) that ticks it.
+pub(crate) trait TraceSource {
+    /// The runtime's timer (the records' clock).
+    fn timer(&self) -> u64;
+    /// Its frequency.
+    fn timer_hz(&self) -> u64;
+    /// The process's ISA mode (how the records decode).
+    fn mode(&self) -> Mode;
+    /// The property source (`debug.hubble.triggers`, `debug.hubble.trigger_interval`).
+    fn properties(&self) -> &dyn PropertySource;
+    /// `f` on every thread traced in a ring whose stop is not pending, with its block, ring and
+    /// run (a new run is a ring started empty again), while both stay alive. `f` must not call
+    /// back into the source.
+    fn for_each_traced_ring(&self, f: impl FnMut(ThreadHandle, &ThreadBlock, Slots<'_>, u64));
+    /// `f` on the pool and every thread traced in it whose stop is not pending, with its tid,
+    /// its block and the pool's head when it started, while they stay alive. `f` must not call
+    /// back into the source.
+    fn for_each_pooled_thread(&self, f: impl FnMut(&Pool, ThreadHandle, u32, &ThreadBlock, u64));
+    /// The symbol cache's unload epoch.
+    fn symbol_epoch(&self) -> u64;
+    /// Names for `pointers` seen in records written after the symbol epoch was `epoch`
+    /// ([`crate::symbols::resolve_missing`]).
+    fn resolve_names(&self, pointers: &[u64], epoch: u64, names: &mut [Option<Arc<str>>]);
+    /// Flushes `thread` with `reason`: the file written, if any (a failure is the flush's to
+    /// log and count).
+    fn flush_thread(&self, thread: ThreadHandle, reason: &str) -> Option<PathBuf>;
+}
 
 /// A trigger that fired and flushed.
 #[derive(Clone, Debug)]
@@ -84,7 +113,7 @@ pub struct Fired {
     pub path: Option<PathBuf>,
 }
 
-/// The detector, one per [`Control`]. Only the control thread ticks it.
+/// The detector, one per control plane. Only the control thread ticks it.
 #[derive(Default)]
 pub struct Triggers {
     state: Mutex<State>,
@@ -322,27 +351,25 @@ struct Stretch {
 /// Timer ticks within which a record's time is recovered from its low 32 bits.
 const DATABLE: u64 = 1 << 32;
 
-/// One tick of the detector (from [`Control::tick`]).
-pub(crate) fn tick<A: Art>(control: &Control<A>) {
-    let triggers = control.triggers();
+/// One tick of the detector (from the control thread's tick).
+pub(crate) fn tick(triggers: &Triggers, source: &impl TraceSource) {
     let mut guard = lock(&triggers.state);
     let st = &mut *guard;
-    st.poll_properties(control.properties());
+    st.poll_properties(source.properties());
     if st.specs.is_empty() {
         st.readers.clear();
         return;
     }
-    let art = control.art();
     // The timer first: every record below a cursor read after it is older than `now`.
     let now = Instant {
-        timer: art.timer(),
-        epoch: control.symbol_epoch(),
+        timer: source.timer(),
+        epoch: source.symbol_epoch(),
     };
     st.renew_classes(now.epoch);
-    let mode = control.config().mode;
-    let stretches = st.copy_stretches(control, now, || art.timer());
-    let provisional = st.classify(control, &stretches, mode);
-    let hz = art.timer_hz();
+    let mode = source.mode();
+    let stretches = st.copy_stretches(source, now, || source.timer());
+    let provisional = st.classify(source, &stretches, mode);
+    let hz = source.timer_hz();
     let thresholds: Vec<u64> = st.specs.iter().map(|s| ticks_of(s.threshold, hz)).collect();
     let mut hits = Vec::new();
     for s in &stretches {
@@ -429,11 +456,7 @@ pub(crate) fn tick<A: Art>(control: &Control<A>) {
             spec.threshold,
             h.thread
         );
-        // Logged and counted by flush itself.
-        let path = control
-            .flush(h.thread, &spec.reason)
-            .ok()
-            .and_then(|f| f.path);
+        let path = source.flush_thread(h.thread, &spec.reason);
         let mut log = lock(&triggers.fired);
         if log.len() >= MAX_FIRED_LOG {
             log.remove(0);
@@ -456,7 +479,7 @@ fn ticks_of(d: Duration, hz: u64) -> u64 {
 impl State {
     /// Re-reads the properties; a value that does not parse is logged (once) and the triggers
     /// in force stay.
-    fn poll_properties(&mut self, p: &dyn props::PropertySource) {
+    fn poll_properties(&mut self, p: &dyn PropertySource) {
         let mut value = p.get(props::TRIGGERS).unwrap_or_default();
         for i in 1..=props::TRIGGER_CONTINUATIONS {
             if let Some(more) = p.get(&format!("{}.{i}", props::TRIGGERS)) {
@@ -494,9 +517,9 @@ impl State {
     /// Under the registry lock: each traced thread's new stretch (from the position seen two
     /// ticks ago to the one seen at the previous tick, or a backfill) copied into `buf`,
     /// checked against laps; readers of threads no longer traced are dropped.
-    fn copy_stretches<A: Art>(
+    fn copy_stretches(
         &mut self,
-        control: &Control<A>,
+        source: &impl TraceSource,
         now: Instant,
         timer: impl Fn() -> u64,
     ) -> Vec<Stretch> {
@@ -504,7 +527,7 @@ impl State {
         let mut alive = HashSet::new();
         let (readers, buf) = (&mut self.readers, &mut self.buf);
         buf.clear();
-        control.for_each_traced_ring(|thread, block, slots, run| {
+        source.for_each_traced_ring(|thread, block, slots, run| {
             let Some(at) = ring::cursor_index(block, slots) else {
                 return; // tracing off or stopped: read afresh once it runs again
             };
@@ -513,7 +536,7 @@ impl State {
             out.extend(ring::copy(reader, buf, slots, run, at, now, &timer));
         });
         let mut blocks = None;
-        control.for_each_pooled_thread(|p, thread, tid, block, since| {
+        source.for_each_pooled_thread(|p, thread, tid, block, since| {
             let at = pool::position(p, block, tid, since);
             if matches!(at, pool::At::Off) {
                 return; // tracing off or stopped: read afresh once it runs again
@@ -544,9 +567,9 @@ impl State {
     /// Returns the pointers classified from names older than `classes_epoch` (a stretch that
     /// began before an unload gets the dead loader's names): the tick drops them from
     /// `classes` when it ends, since a new method may live at that address now.
-    fn classify<A: Art>(
+    fn classify(
         &mut self,
-        control: &Control<A>,
+        source: &impl TraceSource,
         stretches: &[Stretch],
         mode: Mode,
     ) -> Vec<u64> {
@@ -577,7 +600,7 @@ impl State {
         unknown.sort_unstable();
         unknown.dedup();
         let mut names: Vec<Option<Arc<str>>> = vec![None; unknown.len()];
-        control.resolve_names(&unknown, epoch, &mut names);
+        source.resolve_names(&unknown, epoch, &mut names);
         let provisional = if epoch < self.classes_epoch {
             unknown.clone()
         } else {

@@ -7,7 +7,7 @@
 //! * **Which blocks are the thread's.** Headers are read once per tick ([`Blocks`]). A tid comes
 //!   back after its thread dies, and a dead thread's blocks stay in the pool with their
 //!   `(tid, seq)`: only blocks taken at or after the ticket the pool's head had when this thread
-//!   started ([`crate::control`]'s `Pooled::since`) are its own.
+//!   started ([`super::TraceSource::for_each_pooled_thread`]) are its own.
 //! * **Laps.** A block is reused N − A tickets after its seal at the earliest, by a new take
 //!   that rewrites its header (a new ticket, another `(tid, seq)`) before its slots. A block
 //!   gone before the tick is a gap; the header of each block copied is read again after the
@@ -17,7 +17,7 @@
 //!   there: the stretch keeps what follows the last gap and the calls in progress are forgotten
 //!   (`Stretch::lost`), as at a start record.
 //! * **A thread between blocks** (cursor [`SEALED`]: its block ended and it has not taken the
-//!   next, or the tick closed it, `Control::close_lagging_blocks`) is at offset 0 of the block
+//!   next, or the tick closed it as a lagging block) is at offset 0 of the block
 //!   its `end` word numbers: everything before is in sealed blocks. A take under way may have
 //!   put a block's address there already: the position is then unknown for this tick, and the
 //!   reader waits.

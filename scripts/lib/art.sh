@@ -51,12 +51,15 @@ art_touched_files() {
   } | sort -u
 }
 
-# The environment debian/rules exports for dh_auto_build, computed inside the build root.
+# The environment debian/rules exports for dh_auto_build, computed inside the build root, plus
+# -ftrivial-auto-var-init=zero, which Soong's global cflags default to: ART is built as AOSP
+# builds it. Without it ClassLinker::AssignVTableIndexes reads an alloca'd BitVector it never
+# clears, and an imageless boot dies on a random String vtable ("Class mismatch").
 # shellcheck disable=SC2016  # expanded inside the build root, not here
 ART_BUILD_ENV='
 export DEB_BUILD_MAINT_OPTIONS="hardening=+all optimize=-lto"
-export DEB_CFLAGS_MAINT_APPEND="-fPIC -std=gnu17 -gdwarf-4"
-export DEB_CXXFLAGS_MAINT_APPEND="-fPIC -std=gnu++2a -gdwarf-4"
+export DEB_CFLAGS_MAINT_APPEND="-fPIC -std=gnu17 -gdwarf-4 -ftrivial-auto-var-init=zero"
+export DEB_CXXFLAGS_MAINT_APPEND="-fPIC -std=gnu++2a -gdwarf-4 -ftrivial-auto-var-init=zero"
 export DEB_LDFLAGS_MAINT_APPEND="-fPIC -fuse-ld=lld -Wl,--build-id=sha1"
 export DEB_CPPFLAGS_MAINT_APPEND="-DNDEBUG -UDEBUG -I/usr/include/android -fmessage-length=0 -fno-exceptions -fno-strict-aliasing -no-canonical-prefixes -Wno-c99-designator -Wno-gnu-designator -Wno-gnu-folding-constant"
 export DEB_HOST_MULTIARCH="$(dpkg-architecture -qDEB_HOST_MULTIARCH)"
@@ -64,6 +67,31 @@ export DEB_HOST_ARCH="$(dpkg-architecture -qDEB_HOST_ARCH)"
 export CC=clang CXX=clang++
 eval "$(dpkg-buildflags --export=sh)"
 '
+
+# Run inside the build root, in a tree (cd'd into it) after $ART_BUILD_ENV: makes the files
+# every compile of that tree includes, debian/out/operator_out.cc and debian/out/asm_defines.h.
+# Each script that compiles ART files in a tree runs it itself, whatever ran before in that tree.
+ART_GENERATED_HEADERS="$(cat <<'END_OF_SNIPPET'
+mkdir -p debian/out
+# asm_defines.h: libart.mk only knows it depends on asm_defines.cc, not on thread.h/thread.def
+# (which the series changes), so it is always regenerated, and replaced only if it changed.
+# make -B, not rm + make: the compiler writes the .s through a temporary file, so a run killed
+# here leaves the previous .s in place, never none (a missing .s makes any later make that names
+# asm_defines.h remake it and recompile what includes it).
+{ nice -n 10 make -s -f debian/libart.mk debian/out/operator_out.cc
+  nice -n 10 make -s -B -f debian/libart.mk debian/out/asm_defines.s
+  tools/cpp-define-generator/make_header.py debian/out/asm_defines.s > debian/out/asm_defines.h.new
+} >debian/hubble-generated.log 2>&1 || { cat debian/hubble-generated.log; exit 1; }
+cmp -s debian/out/asm_defines.h.new debian/out/asm_defines.h || mv debian/out/asm_defines.h.new debian/out/asm_defines.h
+rm -f debian/out/asm_defines.h.new
+# The fresh .s must not look newer than an unchanged header, or libart.mk's rule remakes the
+# header and everything including it recompiles (the compiler's two largest files); nor older
+# than asm_defines.cc, or the same happens at the next make that names the header. An unchanged
+# header older than a rewritten asm_defines.cc is stamped now: what includes it rebuilds once.
+[ ! tools/cpp-define-generator/asm_defines.cc -nt debian/out/asm_defines.h ] || touch debian/out/asm_defines.h
+touch -r debian/out/asm_defines.h debian/out/asm_defines.s
+END_OF_SNIPPET
+)"
 
 # Is the build root fully provisioned?
 art_buildroot_ready() { [ -f "$ART_BUILDROOT/.hubble-deps-ok" ]; }
@@ -75,6 +103,15 @@ art_buildroot_ready() { [ -f "$ART_BUILDROOT/.hubble-deps-ok" ]; }
 art_libart_linked_by_full() {
   local stamp
   stamp="$(dirname "$1")/../hubble-rust/linked.stamp"
+  [ -f "$1" ] && [ "$(stat -c '%s %Y' "$1")" = "$(cat "$stamp" 2>/dev/null)" ]
+}
+
+# The same for the unpatched libart.so.0 of `scripts/art-build --full --pristine` (Debian's tree
+# as fetched, $ART_CACHE/pristine-full): the size and time it wrote to
+# debian/hubble-pristine/linked.stamp beside it.
+art_libart_linked_by_pristine() {
+  local stamp
+  stamp="$(dirname "$1")/../hubble-pristine/linked.stamp"
   [ -f "$1" ] && [ "$(stat -c '%s %Y' "$1")" = "$(cat "$stamp" 2>/dev/null)" ]
 }
 
@@ -162,12 +199,19 @@ art_safe_rm() {
   hubble_as_root rm -rf --one-file-system "$dir"
 }
 
-# Mount /proc, a private /dev, the work tree and the Rust target dir into the build root. The
+# Take the build root and mount /proc and a private /dev into it: what every run inside it needs
+# (scripts/host-vm-build and art-build --pristine mount their own trees beside). The
 # caller must `trap art_umount_all EXIT`.
-art_mount_all() {
+art_mount_base() {
   art_lock_root
   art_mount proc /proc -t proc
   art_mount_dev
+}
+
+# Mount /proc, a private /dev, the work tree and the Rust target dir into the build root. The
+# caller must `trap art_umount_all EXIT`.
+art_mount_all() {
+  art_mount_base
   if [ -d "$ART_WORK" ]; then art_mount "$ART_WORK" "$ART_IN_ROOT" --bind; fi
   mkdir -p "$RUST_DIR/target"
   art_mount "$RUST_DIR/target" "$RUST_IN_ROOT" --bind

@@ -32,7 +32,7 @@ enum Cmd {
         #[arg(long, default_value_t = 400_000)]
         invocations: usize,
         /// Ring size in KiB (power of two; smaller than the stream so it wraps).
-        #[arg(long, default_value_t = 4096)]
+        #[arg(long, default_value_t = 2048)]
         ring_kib: usize,
         /// Seed of the stream.
         #[arg(long, default_value_t = 0x4855_4242_4c45)]

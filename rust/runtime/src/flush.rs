@@ -264,18 +264,30 @@ const SYNC_FILE_RANGE_WRITE: u32 = 0;
 #[derive(Debug, Default, Clone, Copy)]
 pub struct FsStorage;
 
+/// Makes one directory with `mode`; one that exists already is fine.
+fn make_dir(dir: &Path, mode: u32) -> io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    match std::fs::DirBuilder::new().mode(mode).create(dir) {
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists && dir.is_dir() => Ok(()),
+        r => r,
+    }
+}
+
 impl Storage for FsStorage {
     fn create_atomic(&self, path: &Path) -> io::Result<Box<dyn PendingFile + '_>> {
         Ok(Box::new(hubble_format::file::AtomicFile::create(path)?))
     }
     fn ensure_dir(&self, dir: &Path) -> io::Result<()> {
-        use std::os::unix::fs::DirBuilderExt;
-        // Only the last component is created: a missing app data directory is an error, not
+        // `<data dir>/files/hubble`: the app's `files/` exists only once the app has asked for
+        // it (ContextImpl.getFilesDir makes it, 0771), so it is made as ContextImpl makes it;
+        // `hubble/` is ours alone (0700). A missing app data directory is an error, not
         // something to invent.
-        match std::fs::DirBuilder::new().mode(0o700).create(dir) {
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && dir.is_dir() => Ok(()),
-            r => r,
+        if let Some(files) = dir.parent() {
+            if files.parent().is_some_and(Path::is_dir) {
+                make_dir(files, 0o771)?;
+            }
         }
+        make_dir(dir, 0o700)
     }
     fn list(&self, dir: &Path) -> io::Result<Vec<(String, u64)>> {
         let mut out = Vec::new();
@@ -460,14 +472,21 @@ mod tests {
             io::ErrorKind::AlreadyExists,
             "a file is no directory"
         );
-        let orphan = tmp.path().join("missing/hubble");
+        // `files/` is made when the app's data directory exists (the app never asked for it)...
+        let in_new_files = tmp.path().join("files/hubble");
+        FsStorage
+            .ensure_dir(&in_new_files)
+            .expect("files/ made as ContextImpl makes it");
+        assert!(in_new_files.is_dir());
+        // ...but the app's data directory is never invented.
+        let orphan = tmp.path().join("no-such-app/files/hubble");
         let e = FsStorage.ensure_dir(&orphan).unwrap_err();
         assert_eq!(
             e.kind(),
             io::ErrorKind::NotFound,
-            "the parent is not invented"
+            "the app's data directory is not invented"
         );
-        assert!(!orphan.exists());
+        assert!(!tmp.path().join("no-such-app").exists());
     }
 
     use hubble_format::ring::decode;

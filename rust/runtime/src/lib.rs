@@ -19,6 +19,8 @@ pub mod art;
 pub mod block;
 pub mod control;
 pub mod flush;
+#[cfg(not(target_os = "android"))]
+pub mod host_props;
 pub mod metrics;
 pub mod pool;
 pub mod props;
@@ -174,7 +176,8 @@ fn send(message: Message) -> bool {
     }
 }
 
-/// The property source of this build: bionic on Android, an in-memory one on the host.
+/// The property source of this build: bionic on Android; on a host, the file that
+/// [`host_props::PROPERTIES_FILE_ENV`] names (the host VM's `setprop`), else an in-memory one.
 pub fn system_properties() -> Arc<dyn props::PropertySource> {
     #[cfg(target_os = "android")]
     {
@@ -182,7 +185,10 @@ pub fn system_properties() -> Arc<dyn props::PropertySource> {
     }
     #[cfg(not(target_os = "android"))]
     {
-        host_properties().clone()
+        match std::env::var_os(host_props::PROPERTIES_FILE_ENV) {
+            Some(path) if !path.is_empty() => Arc::new(host_props::FileProperties::new(path)),
+            _ => host_properties().clone(),
+        }
     }
 }
 
@@ -200,6 +206,40 @@ fn init_logging() {
             .with_tag("hubble")
             .with_max_level(log::LevelFilter::Info),
     );
+    #[cfg(not(target_os = "android"))]
+    host_log::init();
+}
+
+/// On a host (the host VM) logcat is stderr: `HUBBLE_LOG=info` (or `warn`, `debug`, ...)
+/// prints the runtime's log there; unset, it stays silent as before.
+#[cfg(not(target_os = "android"))]
+mod host_log {
+    struct Stderr;
+
+    impl log::Log for Stderr {
+        fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
+            metadata.level() <= log::max_level()
+        }
+        fn log(&self, record: &log::Record<'_>) {
+            if self.enabled(record.metadata()) {
+                eprintln!("{} hubble: {}", record.level(), record.args());
+            }
+        }
+        fn flush(&self) {}
+    }
+
+    pub(super) fn init() {
+        static LOGGER: Stderr = Stderr;
+        let Some(level) = std::env::var("HUBBLE_LOG")
+            .ok()
+            .and_then(|l| l.parse().ok())
+        else {
+            return;
+        };
+        if log::set_logger(&LOGGER).is_ok() {
+            log::set_max_level(level);
+        }
+    }
 }
 
 /// How often the control thread polls the properties and runs [`Control::tick`] when no message

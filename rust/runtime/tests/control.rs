@@ -477,6 +477,30 @@ fn missing_directory_is_logged_and_tracing_resumes() {
     assert!(!dir.exists());
 }
 
+#[test]
+fn an_app_without_files_dir_gets_one_as_context_impl_makes_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    // The app's data directory exists, but the app never asked for getFilesDir(): the host
+    // VM's first real flush failed here.
+    let data = tmp.path().join("com.example.app");
+    std::fs::create_dir(&data).unwrap();
+    let dir = data.join("files").join("hubble");
+    let c = control(&dir, true, Box::new(FsStorage));
+    let t = FakeThread::new();
+    c.thread_attached(t.handle(), 1, "main", true);
+    c.start_tracing().unwrap();
+    assert!(t.entry(MODE, 0x7000_1000, 100));
+    assert!(t.exit(200));
+    let f = c.flush(t.handle(), "x").expect("flush");
+    let path = f.path.expect("a file was written");
+    assert!(path.starts_with(&dir), "{path:?}");
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&dir), 0o700, "hubble/ is the runtime's alone");
+    assert_eq!(mode(&data.join("files")) & 0o700, 0o700);
+    assert_resumes(&t);
+}
+
 /// Real file systems: a 64 KiB tmpfs (disk full) and a read-only tmpfs. Needs root (mount);
 /// without it the test says so and checks nothing else.
 /// Fills a 1 MiB ring (a file far larger than the small disks below) and flushes it into `dir`:

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
+# The host VM: ART 14 itself, booted imageless on this host from the mini-core boot class path
+# (proving/host-vm), runs Java programs in --mode int (the switch interpreter), nterp and jit
+# (ART's JIT through libart-compiler.so), on the patched libart (stage 31's, no Hubble property
+# set) and on the pristine one built beside it; every run's stdout and exit status must equal
+# the program's expected ones, so the patched VM prints what the pristine VM prints. Then
+# Hubble inside it (proving/host-vm/hubble): programs traced with the device's properties,
+# flushed by the thread-name hook, each trace equal to the program's own count of its calls,
+# in JIT mode through code ART's JIT compiled.
+# Cold, the pristine libart and both compilers add ≈ 25 min of 2 cores; warm, a hash each.
+set -euo pipefail
+# shellcheck source=../../scripts/lib/common.sh
+source "$(dirname "$0")/../../scripts/lib/common.sh"
+cd "$HUBBLE_ROOT"
+hubble_need_apt_files scripts/deps/art.apt
+rc=0
+hubble_step "art-fetch" scripts/art-fetch || rc=$?
+[ $rc -eq 0 ] && { hubble_step "art-apply" scripts/art-apply || rc=$?; }
+[ $rc -eq 0 ] && { hubble_step "art-build --full" scripts/art-build --full -j2 || rc=$?; }
+[ $rc -eq 0 ] && { hubble_step "art-build --compiler" scripts/art-build --compiler -j2 || rc=$?; }
+[ $rc -eq 0 ] && { hubble_step "art-build --full --pristine" scripts/art-build --full --pristine -j2 || rc=$?; }
+[ $rc -eq 0 ] && { hubble_step "art-build --compiler --pristine" scripts/art-build --compiler --pristine -j2 || rc=$?; }
+[ $rc -eq 0 ] && { hubble_step "host-vm-build" scripts/host-vm-build || rc=$?; }
+[ $rc -eq 0 ] && { hubble_step "host-vm-build --pristine" scripts/host-vm-build --pristine || rc=$?; }
+[ $rc -eq 0 ] && { hubble_step "mini-core" proving/host-vm/mini-core/build || rc=$?; }
+[ $rc -eq 0 ] && { hubble_step "programs on both VMs, three modes" proving/host-vm/tests/run || rc=$?; }
+[ $rc -eq 0 ] && { hubble_step "Hubble inside the VM, three modes" proving/host-vm/hubble/run || rc=$?; }
+hubble_report_times
+exit $rc

@@ -57,5 +57,55 @@ expect_apply_failure art-patches-fuzz \
 
 # 2. The real series.
 hubble_step "art-apply" scripts/art-apply
+
+# 3. ART's cpplint, as ART's PREUPLOAD.cfg runs it (`cpplint --quiet <files>`, with the
+#    CPPLINT.cfg at the root of ART's tree), on every C++ file the series adds or changes, in the
+#    patched work tree. A finding fails the stage when it is in our lines: any line of a new file,
+#    or a line a patch adds to one of ART's files; findings in ART's own lines are ART's and only
+#    counted. cpplint is pinned to 1.6.1: 2.x adds checks that ART's hook does not run (e.g.
+#    whitespace/indent_namespace, which ART's own code fails ~150 times in these files alone).
+#    The tree is reached through a link named `art`: CPPLINT.cfg's `root=..` makes the header
+#    guards ART_<path>, as in an AOSP checkout.
+art_cpplint() {
+  local want=1.6.1 have tmp f n=0 line file lineno total=0 ours=0
+  have="$(python3 -W ignore -m cpplint --version 2>/dev/null | sed -n 's/^cpplint \([0-9.]*\)$/\1/p')"
+  if [ "$have" != "$want" ]; then
+    python3 -m pip install --quiet "cpplint==$want" 2>/dev/null \
+      || python3 -m pip install --quiet --break-system-packages "cpplint==$want"
+  fi
+  tmp="$(mktemp -d)"
+  ln -s "$ART_WORK" "$tmp/art"
+  local files=()
+  while IFS= read -r f; do
+    case "$f" in *.cc|*.h) files+=("$f") ;; esac
+  done < <(art_touched_files "$ART_PATCHES")
+  # Our lines, as FILE:LINE (FILE:* for a new file).
+  for f in "${files[@]}"; do
+    if [ -f "$ART_PRISTINE/$f" ]; then
+      diff --unchanged-line-format= --old-line-format= --new-line-format="$f:%dn
+" "$ART_PRISTINE/$f" "$ART_WORK/$f" || true
+    else
+      echo "$f:*"
+    fi
+  done > "$tmp/ours"
+  (cd "$tmp/art" && python3 -W ignore -m cpplint --quiet "${files[@]/#/$tmp/art/}") > "$tmp/out" 2>&1 || true
+  while IFS= read -r line; do
+    line="${line#"$tmp/art/"}"
+    [[ "$line" =~ ^([^:]+):([0-9]+): ]] || continue
+    file="${BASH_REMATCH[1]}" lineno="${BASH_REMATCH[2]}"
+    total=$((total + 1))
+    if grep -qxF -e "$file:*" -e "$file:$lineno" "$tmp/ours"; then
+      ours=$((ours + 1))
+      printf '  %s\n' "$line" >&2
+    fi
+  done < "$tmp/out"
+  n=${#files[@]}
+  rm -rf "$tmp"
+  [ "$n" -gt 0 ] || hubble_die "cpplint: no C++ file among the series' files"
+  hubble_log "cpplint $want: $n files checked (new or changed by the series), $total findings, $ours in the series' lines"
+  [ "$ours" -eq 0 ] || hubble_die "cpplint: $ours finding(s) in lines the series adds (above); fix them"
+}
+hubble_step "cpplint" art_cpplint
+
 hubble_step "art-build --touched" scripts/art-build --touched -j2
 hubble_report_times

@@ -1,8 +1,24 @@
 /*
+ * Copyright (C) 2026 The Android Open Source Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/*
  * Hubble for AOSP: the C++ side of the cxx bridge between ART and the Rust control plane
- * (crate hubble-runtime, rust/runtime/src/lib.rs, module `ffi`). Kept free of ART headers so
+ * (crate hubble-runtime in external/hubble, module `ffi`). Kept free of ART headers so
  * that the host build of the crate compiles the same declarations against a test double
- * (rust/runtime/host/bridge_double.cc); the real definitions are in hubble_bridge.cc.
+ * (a double in the crate's host tests); the real definitions are in hubble_bridge.cc.
  *
  * ===== ART -> Rust (defined in Rust; include "hubble/runtime_bridge.rs.h") =====
  * All take handles as size_t: Thread* and LinearAlloc* addresses.
@@ -110,7 +126,7 @@ uint64_t WallClockNs();
 // Many-thread mode: the address of this ISA's hand-written block-end function
 // (runtime/hubble/pool_<isa>.S), which the runtime stores in the pool header for compiled code to
 // call; 0 where there is none, and then every trace point of this build lacks the pool path and
-// the runtime refuses many-thread mode (docs/many-threads.md).
+// the runtime refuses many-thread mode (runtime/hubble/README.md).
 uint64_t PoolTakeEntry();
 
 // debug.hubble.tasks: from now on the framework methods of task_methods.h write task records

@@ -1,8 +1,24 @@
 /*
+ * Copyright (C) 2026 The Android Open Source Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/*
  * Hubble for AOSP: ART's lifecycle events, forwarded to the Rust control plane.
  *
  * The only file of the runtime integration that calls the cxx bridge (the ART -> Rust half
- * generated from rust/runtime/src/lib.rs into hubble/runtime_bridge.rs.h; see
+ * generated from the Hubble runtime crate into hubble/runtime_bridge.rs.h; see
  * hubble/hubble_bridge.h for the contract of each call). ART's own files call these functions
  * at one line each (patches 0024-0026), so a change of the bridge touches only lifecycle.cc.
  *
@@ -56,13 +72,13 @@ void OnProcessStateChanged(ProcessState state);
 // ClassLinker::DeleteClassLoader, before the loader's LinearAlloc (its ArtMethods) and its class
 // table are freed, on the GC thread holding the mutator lock (shared). Synchronous and bounded:
 // the control plane names every method of the loader from `class_table` and never waits for a
-// flush, a traced thread or the disk (docs/protocol.md, "Class-loader unloading").
+// flush, a traced thread or the disk (runtime/hubble/README.md).
 void OnClassLoaderUnloading(Thread* self, LinearAlloc* allocator, const ClassTable* class_table)
     REQUIRES_SHARED(Locks::mutator_lock_);
 
 // SignalCatcher::HandleSigQuit, first thing, on the signal catcher thread (not Runnable): SIGQUIT
 // arrived (the platform's ANR stack dump, a bugreport, `kill -3`) and the dump is about to start.
-// Records an ANR flush request for the control thread and returns (issue 17 A.5): one atomic
+// Records an ANR flush request for the control thread and returns: one atomic
 // swap and, for a new request, a wake of the control thread that never waits. No I/O, no
 // symbolization, no ART lock: the dump that follows takes the locks below and must not wait for
 // Hubble; the control thread stops, symbolizes and writes on its own thread, as any thread would.

@@ -1,8 +1,24 @@
 /*
+ * Copyright (C) 2026 The Android Open Source Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/*
  * Hubble for AOSP: nterp's trace points on arm (included by interpreter/mterp/armng/main.S).
  *
  * armng runs in A32 (ARM) state, so these are the A32 forms of the T32 emitter's instructions
- * (art/compiler/optimizing/hubble/trace_point_arm_vixl.cc; docs/hot-path.md) in 32-bit mode:
+ * (compiler/optimizing/hubble/trace_point_arm_vixl.cc) in 32-bit mode:
  * one LDRD of cursor+limit from rSELF (r9), MRRC p15, 1, <lo>, <hi>, c14 (CNTVCT), one STRD with
  * post-increment (lo = ptr or 0, hi = ts), every record one slot, no pad (limit = end).
  * A32 differences: no CBZ (CMP + BEQ) and LDRD/STRD need an even/odd register pair, so the pair

@@ -1,10 +1,26 @@
 /*
+ * Copyright (C) 2026 The Android Open Source Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/*
  * Hubble for AOSP: nterp's trace points on arm64 (included by interpreter/mterp/arm64ng/main.S).
  *
  * The same instructions, registers and thread offsets as the A64 emitter of the optimizing
- * compiler (art/compiler/optimizing/hubble/trace_point_arm64.cc; docs/hot-path.md): xSELF = x19,
+ * compiler (compiler/optimizing/hubble/trace_point_arm64.cc): xSELF = x19,
  * scratch IP0/IP1 = x16/x17, the ArtMethod* in x0, CNTVCT_EL0, one LDP of cursor+limit, the
- * slot encoding and the slow path of docs/architecture.md. Differences, all off the fast path:
+ * slot encoding and the slow path of runtime/hubble/README.md. Differences, all off the fast path:
  *  - the fast path branches forward over the out-of-line part (b.lo) instead of jumping out to
  *    it (b.hs), because a macro has no out-of-line section: both paths have 8 instructions ON
  *    and 2 OFF;

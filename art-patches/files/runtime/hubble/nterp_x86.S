@@ -1,9 +1,25 @@
 /*
+ * Copyright (C) 2026 The Android Open Source Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/*
  * Hubble for AOSP: nterp's trace points on x86 (included by interpreter/mterp/x86ng/main.S).
  *
  * The same algorithm as the x86 trace points of compiled code (compiler/optimizing/hubble/
  * trace_point_x86.cc, patch 0015), so that interpreted frames of the 32-bit x86 emulator images
- * are traced too, as nterp_x86_64.S does for x86_64. The algorithm of docs/architecture.md in
+ * are traced too, as nterp_x86_64.S does for x86_64. The algorithm of runtime/hubble/README.md in
  * 32-bit mode: every record one slot (lo = ArtMethod* or 0, hi = the counter's low 32 bits), no
  * pad (limit = end). The thread block is reached through %fs like every other Thread field in
  * x86 nterp (rSELF); the clock is RDTSC, as in runtime/hubble/trace_point.h on x86 and x86_64.

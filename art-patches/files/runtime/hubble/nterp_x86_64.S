@@ -1,10 +1,26 @@
 /*
+ * Copyright (C) 2026 The Android Open Source Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/*
  * Hubble for AOSP: nterp's trace points on x86_64 (included by interpreter/mterp/x86_64ng/main.S).
  *
  * x86_64 has no compiled-code trace points (the optimizing compiler instruments arm and arm64);
  * nterp and the switch interpreter still trace, so that x86_64 emulators and cuttlefish
  * record interpreted code. Same algorithm and encoding (64-bit mode) as
- * docs/architecture.md; the thread block is reached through %gs like every other Thread field
+ * runtime/hubble/README.md; the thread block is reached through %gs like every other Thread field
  * in x86_64 nterp; the clock is RDTSC, the same source as runtime/hubble/trace_point.h uses on
  * x86_64. x86 is TSO: loads are not reordered with loads (the acquire fence needs no
  * instruction) and a plain MOV is a release store.

@@ -1,6 +1,22 @@
 /*
- * Hubble for AOSP: the pool's block-end function on arm (many-thread mode, docs/many-threads.md
- * "The block-end path"): pool_arm64.S's algorithm in T32, for a 32-bit process. Included by
+ * Copyright (C) 2026 The Android Open Source Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/*
+ * Hubble for AOSP: the pool's block-end function on arm (many-thread mode,
+ * runtime/hubble/README.md): pool_arm64.S's algorithm in T32, for a 32-bit process. Included by
  * nterp_arm.S, whose slow-path macro expands it next to hubble_nterp_slow_path, so it is in
  * libart wherever nterp is. Compiled code's out-of-line half (trace_point_arm_vixl.cc) calls it
  * through the pool header's P_TAKE, which the runtime sets from ART's PoolTakeEntry; nterp (A32)
@@ -12,7 +28,7 @@
  * which ARMv7-A has and which pairs the two halves (a plain LDRD/STRD is single-copy atomic
  * only with LPAE). Masks, block addresses and block sizes fit 32 bits in a 32-bit process.
  *
- * Contract (what docs/many-threads.md and the emitter rely on):
+ * Contract (what the control plane and the emitter rely on):
  *   in:  rSELF (r9) = Thread*; lr = return address; ip (r12) = a value handed back in lr (the
  *        caller's own lr, live in a method without a frame); the caller saw cursor >= limit
  *        after its DMB ISH, stop == 0 and bit 0 of begin set.
@@ -25,8 +41,8 @@
  *   used (a frameless leaf method's caller left far more: ART's stack-overflow reserve).
  * No call, no lock, no system call: it may run wherever a trace point runs.
  *
- * Memory order (rust/runtime/src/pool.rs is the same algorithm on Rust atomics, model-checked
- * by tests/loom_pool.rs): the seal's DMB ISH then atomic store of the state orders the block's
+ * Memory order (Hubble's control plane runs the same algorithm on Rust atomics, model-checked
+ * with loom): the seal's DMB ISH then atomic store of the state orders the block's
  * data and `close` before it; the claim is a 64-bit compare-and-swap followed by DMB ISH (its
  * acquire); the ticket is a relaxed fetch-add. The plain store of the new limit may overwrite a
  * stop doorbell rung since the store of 0 above it; the control thread rings again at every poll

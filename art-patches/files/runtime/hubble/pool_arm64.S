@@ -1,6 +1,22 @@
 /*
+ * Copyright (C) 2026 The Android Open Source Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/*
  * Hubble for AOSP: the pool's block-end function on arm64 (many-thread mode,
- * docs/many-threads.md "The block-end path"). Included by nterp_arm64.S, whose slow-path macro
+ * runtime/hubble/README.md). Included by nterp_arm64.S, whose slow-path macro
  * expands it next to hubble_nterp_slow_path, so it is in libart wherever nterp is.
  *
  * Why one function and not inline code at every trace point: the take is ~50 instructions and
@@ -10,7 +26,7 @@
  * it in the pool header (slot HUBBLE_POOL_TAKE, set by the runtime), reached from `begin`:
  * no Thread word and no quick entrypoint are added.
  *
- * Contract (what docs/many-threads.md and the emitter rely on):
+ * Contract (what the control plane and the emitter rely on):
  *   in:  xSELF (x19) = Thread*; x30 = return address; x16 = a value handed back in x30 (the
  *        caller's own x30, live in a method without a frame); the caller saw cursor >= limit
  *        after its DMB ISHLD, stop == 0 and bit 0 of begin set.
@@ -24,8 +40,8 @@
  *   are used (a frameless leaf method's caller left far more: ART's stack-overflow reserve).
  * No call, no lock, no system call: it may run wherever a trace point runs.
  *
- * Memory order (rust/runtime/src/pool.rs is the same algorithm on Rust atomics, model-checked
- * by tests/loom_pool.rs): the seal's STLR of the state orders the block's data and `close`
+ * Memory order (Hubble's control plane runs the same algorithm on Rust atomics, model-checked
+ * with loom): the seal's STLR of the state orders the block's data and `close`
  * before it; the claim is a CAS with acquire (LDAXR/STXR), pairing with it; the ticket is a
  * relaxed fetch-add (LDXR/STXR). LL/SC, not LSE: libart targets ARMv8.0, and this runs once
  * per block. The plain store of the new limit may overwrite a stop doorbell rung since the

@@ -1,7 +1,23 @@
 /*
+ * Copyright (C) 2026 The Android Open Source Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/*
  * Hubble for AOSP: the pool's layout for the hand-written block-end functions (pool_arm64.S,
- * pool_x86_64.S; many-thread mode, docs/many-threads.md), in bytes. The one definition is
- * hubble_format::pool (rust/format/src/pool.rs: P_* header slots, H_* block header slots,
+ * pool_x86_64.S; many-thread mode, runtime/hubble/README.md), in bytes. The one definition is
+ * hubble_format::pool (Hubble's format crate: P_* header slots, H_* block header slots,
  * SEALED, OWNED, TRIES), which a test there holds this file to; pool_take.h (C++) names the same
  * slots. Preprocessor definitions only: included by assembly.
  */

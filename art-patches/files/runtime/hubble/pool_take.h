@@ -1,10 +1,26 @@
 /*
- * Hubble for AOSP: the pool's block-end path in C++ (many-thread mode, docs/many-threads.md),
+ * Copyright (C) 2026 The Android Open Source Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/*
+ * Hubble for AOSP: the pool's block-end path in C++ (many-thread mode, runtime/hubble/README.md),
  * for the trace points ART writes from C++ (trace_point.h: the switch interpreter, the
  * unwinder, the generic JNI path). Compiled code and nterp call the hand-written function of
  * their ISA instead (pool_arm64.S); both leave the pool exactly as the reference writer
- * hubble_format::pool::PoolWriter does (rust/harness/interp-replay: this header, natively;
- * rust/harness/hotpath-emu: the assembly, in unicorn), and rust/runtime/src/pool.rs is the same
+ * hubble_format::pool::PoolWriter does (Hubble's host harnesses check this header natively
+ * and the assembly in unicorn), and the control plane's pool is the same
  * algorithm on Rust atomics that the loom models check.
  *
  * Like trace_point.h it depends on nothing from ART. Pool and block slots are 64-bit in both
@@ -95,7 +111,7 @@ __attribute__((noinline, cold)) Word PoolTake(Word* block, const uint32_t* tid) 
     StoreSlot(PoolSlot(candidate, kBlockClose), 0);
     Store(&block[kEnd], static_cast<Word>(candidate));
     // The plain store may hide a stop doorbell rung since the store of 0 above: the control
-    // thread rings again at every poll round (protocol §6, docs/many-threads.md).
+    // thread rings again at every poll round (Hubble §6).
     const uintptr_t limit = candidate + bytes - (sizeof(Word) == 8 ? 8 : 0);
     Store(&block[kLimit], static_cast<Word>(limit));
     return static_cast<Word>(candidate + kBlockHeaderSlots * 8);

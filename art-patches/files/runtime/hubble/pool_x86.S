@@ -1,6 +1,22 @@
 /*
- * Hubble for AOSP: the pool's block-end function on x86 (many-thread mode, docs/many-threads.md
- * "The block-end path"): pool_x86_64.S's algorithm for a 32-bit process. Included by
+ * Copyright (C) 2026 The Android Open Source Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/*
+ * Hubble for AOSP: the pool's block-end function on x86 (many-thread mode,
+ * runtime/hubble/README.md): pool_x86_64.S's algorithm for a 32-bit process. Included by
  * nterp_x86.S, whose slow-path macro expands it next to hubble_nterp_slow_path (nterp jumps to
  * it); compiled code's out-of-line half (trace_point_x86.cc) calls it through the pool header's
  * P_TAKE, which the runtime sets from ART's PoolTakeEntry.

@@ -1,5 +1,21 @@
 /*
- * Hubble for AOSP: the switch interpreter's task record (docs/tasks.md, issue 17 B.2).
+ * Copyright (C) 2026 The Android Open Source Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/*
+ * Hubble for AOSP: the switch interpreter's task record (runtime/hubble/README.md).
  *
  * When task records are on (debug.hubble.tasks, hubble/tasks.cc), the methods of
  * task_methods.h run in the switch interpreter only, and Execute() calls TraceTaskOnEntry right
@@ -34,7 +50,8 @@ inline std::atomic<size_t> gTaskMethodCount{0};
 // Makes the methods found (each with its row) visible to TraceTaskOnEntry. Once per process:
 // the table is never rewritten, so a reader never sees a row change under it.
 inline void PublishTaskMethods(ArtMethod* const* methods, const int* rows, size_t count) {
-  DCHECK(gTaskMethodCount.load(std::memory_order_relaxed) == 0u);
+  // Plain DCHECK: the host harness compiles this header against a model that has only DCHECK.
+  DCHECK(gTaskMethodCount.load(std::memory_order_relaxed) == 0u);  // NOLINT(readability/check)
   DCHECK(count <= kNumTaskMethods);
   for (size_t i = 0; i < count; ++i) {
     gTaskMethods[i] = methods[i];

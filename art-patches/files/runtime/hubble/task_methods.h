@@ -1,6 +1,22 @@
 /*
+ * Copyright (C) 2026 The Android Open Source Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/*
  * Hubble for AOSP: the framework methods that write a task record when they are entered
- * (docs/tasks.md, "Which methods write one"; issue 17 B.2).
+ * (task records: runtime/hubble/README.md).
  *
  * One table for the three places that must agree on it: the runtime resolves these methods and
  * keeps them in the switch interpreter while task records are on (hubble/tasks.cc), the
@@ -8,8 +24,8 @@
  * and the optimizing compiler never inlines them (patch 0016), because an inlined copy is entered
  * without the record.
  *
- * Like trace_point.h this header depends on nothing from ART, so that the host harness
- * (rust/harness/interp-replay) compiles the very same table and argument arithmetic.
+ * Like trace_point.h this header depends on nothing from ART, so that Hubble's host harness
+ * compiles the very same table and argument arithmetic.
  */
 #ifndef ART_RUNTIME_HUBBLE_TASK_METHODS_H_
 #define ART_RUNTIME_HUBBLE_TASK_METHODS_H_

@@ -1,7 +1,23 @@
 /*
+ * Copyright (C) 2026 The Android Open Source Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/*
  * Hubble for AOSP: the §6 force stop's "thread-state transition lock" (hubble_bridge.h). Kept
  * apart from hubble_bridge.cc, with only these includes, so that the host tests compile this very
- * file against a model of the ART functions it calls (rust/runtime/host/art-model/, each function
+ * file against a model of the ART functions it calls (in Hubble's runtime crate, each function
  * following ART 14's source line by line with citations).
  *
  * The lock is a suspend request: a thread in a suspended state (native, waiting...) cannot turn
@@ -9,7 +25,7 @@
  * Thread::resume_cond_). The control thread re-checks the state after taking it, and a thread
  * that turned runnable just before is left to answer the doorbell; the request must then be undone
  * although the thread is runnable. ThreadList::Resume cannot do that: it refuses a thread that is
- * not suspended (thread_list.cc 851-855) and keeps the count, so the thread parked at its next
+ * not suspended (its IsSuspended() check) and keeps the count, so the thread parked at its next
  * suspend check for good (an ANR). UnlockThreadState therefore lowers the count itself when the
  * thread is runnable (no waiter can exist then), and leaves a suspended one to Resume, which also
  * wakes it (Thread::resume_cond_ is private to Thread and its friends).
@@ -41,17 +57,18 @@ bool LockThreadState(size_t thread) {
   Thread* self = Thread::Current();
   Thread* target = AsThread(thread);
   // thread_list_lock_ as ThreadList::Resume takes it: ModifySuspendCountInternal asserts it for
-  // a target that is not suspended (thread.cc 1483-1485).
+  // a target that is not suspended.
   MutexLock list(self, *Locks::thread_list_lock_);
   MutexLock count(self, *Locks::thread_suspend_count_lock_);
   // With read barriers or userfaultfd (every Android 14 GC) ModifySuspendCount retries until the
-  // request is placed (thread-inl.h 458-479); otherwise it may refuse during a thread flip
-  // (thread.cc 1501-1505). A refused request is not a lock: the caller must not force-stop.
+  // request is placed (Thread::ModifySuspendCount); otherwise it may refuse during a thread flip
+  // (Thread::ModifySuspendCountInternal). A refused request is not a lock: the caller must not
+  // force-stop.
   if (!target->ModifySuspendCount(self, +1, nullptr, SuspendReason::kInternal)) {
     return false;
   }
   // Ended by UnlockThreadState: directly, or by ThreadList::Resume, which assumes its caller
-  // began one (thread_list.cc 839-840).
+  // began one.
   ATraceBegin("hubble force stop");
   return true;
 }
@@ -63,10 +80,11 @@ void UnlockThreadState(size_t thread) {
     MutexLock list(self, *Locks::thread_list_lock_);
     MutexLock count(self, *Locks::thread_suspend_count_lock_);
     if (!target->IsSuspended()) {
-      // Runnable (our request is still set, thread.h 323-327): it cannot be waiting on
+      // Runnable (our request is still set, Thread::IsSuspended): it cannot be waiting on
       // resume_cond_, which only a thread in a suspended state does, with this lock held, after
-      // seeing the request (thread-inl.h 335-346). Lowering the count clears the request
-      // (thread.cc 1533-1534); a thread about to wait re-checks the flags under this lock first.
+      // seeing the request (Thread::TransitionFromSuspendedToRunnable). Lowering the count clears
+      // the request (Thread::ModifySuspendCountInternal); a thread about to wait re-checks the
+      // flags under this lock first.
       bool lowered = target->ModifySuspendCount(self, -1, nullptr, SuspendReason::kInternal);
       DCHECK(lowered) << "hubble: no suspend request of ours to undo";
       ATraceEnd();  // Paired with LockThreadState's ATraceBegin.
@@ -75,7 +93,7 @@ void UnlockThreadState(size_t thread) {
   }
   // Suspended with our request set: it may be waiting on resume_cond_ and cannot leave that state
   // while the request stands, so ThreadList::Resume (which lowers the count, broadcasts
-  // Thread::resume_cond_ and ends the ATrace section, thread_list.cc 838-878) will not refuse it.
+  // Thread::resume_cond_ and ends the ATrace section) will not refuse it.
   if (!Runtime::Current()->GetThreadList()->Resume(target, SuspendReason::kInternal)) {
     LOG(ERROR) << "hubble: ThreadList::Resume refused a suspended thread";
   }

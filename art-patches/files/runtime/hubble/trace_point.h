@@ -1,17 +1,33 @@
 /*
+ * Copyright (C) 2026 The Android Open Source Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/*
  * Hubble for AOSP: the trace point in C++, for the parts of ART that are not compiled code
  * (the switch interpreter, the exception unwinder, the generic JNI path).
  *
- * It is the traced-side algorithm of docs/architecture.md ("The traced side"), line for line
+ * It is the traced-side algorithm (runtime/hubble/README.md), line for line
  * the same as the hand-written A64/T32 sequences of art/compiler/optimizing/hubble/ and the
  * nterp macros (runtime/hubble/nterp_*.S), writing the same slots
- * (hubble_format::RingWriter is the reference; rust/harness/interp-replay checks slot for slot).
+ * (Hubble's hubble_format::RingWriter is the reference; its host harness checks slot for slot).
  *
  * This header depends on nothing from ART (only <cstdint>/<atomic>) so that the very same code
- * compiles on the host against a fake per-thread block (rust/harness/interp-replay). The ART
+ * compiles on the host against a fake per-thread block (Hubble's host harness). The ART
  * glue that finds the block inside art::Thread is runtime/hubble/trace_hooks.h.
  *
- * Memory order (docs/protocol.md, Hubble §6):
+ * Memory order (runtime/hubble/README.md, Hubble §6):
  *  - fast path: the block words are read and the cursor written with RELAXED atomics (plain
  *    LDR/STR on arm/arm64, MOV on x86_64: the same instructions as the compiled code; atomics
  *    only so that the C++ compiler neither tears, fuses nor invents these accesses, which is
@@ -48,14 +64,14 @@ enum BlockWord : size_t {
   kBlockWords = 5,
 };
 
-// Lower-32-bit markers (docs/architecture.md "Slot encoding").
+// Lower-32-bit markers (slot encoding: runtime/hubble/README.md).
 constexpr uint32_t kMarkExit = 0u;
 constexpr uint32_t kMarkWideEntry = 1u;
 constexpr uint32_t kMarkPad = 2u;
 constexpr uint32_t kMarkStart = 3u;
 constexpr uint32_t kMarkTask = 4u;
 
-// A task record's kind (docs/tasks.md; hubble_format::slot::TaskKind): the method just entered
+// A task record's kind (hubble_format::slot::TaskKind in Hubble): the method just entered
 // put a task in its queue, began running it (until this frame returns, or until the task's kEnd
 // record on this thread), or finished running it.
 enum class TaskKind : uint32_t { kSubmit = 0, kBegin = 1, kBeginUntilEnd = 2, kEnd = 3 };
@@ -191,7 +207,7 @@ inline void Exit(Word* block, const uint32_t* tid) {
   Store(&block[kCursor], static_cast<Word>(cursor + 8));
 }
 
-// A task record (docs/trace-format.md §1, docs/tasks.md): the payload (queue identity above;
+// A task record (runtime/hubble/README.md): the payload (queue identity above;
 // below, the task identity << 4 and the kind's two bits in bits 1 and 3: bits 0 and 2 stay
 // clear, so read forwards it is never a marker), then ts | 4. Two slots in both modes, written
 // right after the entry of the method it describes, by the hook that knows the task and queue
@@ -236,10 +252,10 @@ inline uint64_t ReadCounter() { return GenericTimer::Read(); }
 
 // Which code writes its own trace points, per ISA: compiled code and compiled JNI stubs where
 // the compiler has emitters (0012, 0013, 0015, 0025: arm64, arm, x86_64 and x86), nterp where
-// its macros are patched in (0023: arm64ng, armng, x86_64ng, x86ng; rust/harness/interp-replay
+// its macros are patched in (0023: arm64ng, armng, x86_64ng, x86ng; Hubble's host harness
 // holds this against the series). The C++ paths that write an exit for a frame they did not
 // enter (the unwinder, a deoptimized frame's interpreter exit, OSR) ask here, so that no ISA
-// gets an exit without an entry (issue 20 A.7).
+// gets an exit without an entry.
 enum class Isa { kArm, kArm64, kX86, kX86_64, kRiscv64 };
 enum class QuickFrameKind { kCompiled, kNterp };
 
@@ -258,10 +274,10 @@ constexpr bool QuickFrameTracedItsEntry(Isa isa, QuickFrameKind kind, bool is_in
          (kind == QuickFrameKind::kNterp ? NterpTraced(isa) : CompiledCodeTraced(isa));
 }
 
-// OSR from nterp replaces a frame that nterp entered with OSR code (docs/art-runtime-integration.md
-// §3). Where compiled code is untraced, that code writes no exit, so the frame's trace ends when
-// nterp hands it over (NterpHotMethod, 0026): the rest of the method's time counts to its caller,
-// and its callees, nested until then, become its siblings. Balanced, if coarser.
+// OSR from nterp replaces a frame that nterp entered with OSR code. Where compiled code is
+// untraced, that code writes no exit, so the frame's trace ends when nterp hands it over
+// (NterpHotMethod, 0026): the rest of the method's time counts to its caller, and its callees,
+// nested until then, become its siblings. Balanced, if coarser.
 constexpr bool NterpOsrEndsFrame(Isa isa) { return NterpTraced(isa) && !CompiledCodeTraced(isa); }
 
 }  // namespace tp

@@ -1,12 +1,28 @@
 /*
- * Hubble for AOSP: trace points in compiled JNI stubs (docs/art-runtime-integration.md §4).
+ * Copyright (C) 2026 The Android Open Source Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/*
+ * Hubble for AOSP: trace points in compiled JNI stubs.
  *
  * A native method reached through a compiled stub (boot image and app AOT stubs, JIT-compiled
  * stubs) never runs the generic JNI trampoline, so the stub itself records the entry and the
  * exit, with the same A64, T32, x86_64 and x86 sequences as compiled managed code. Both trace
  * points run while the thread is Runnable: the entry before the transition to Native, the exit
- * after the one back. A thread in Native never writes its ring, which is what lets the control thread
- * force-stop it under the thread-state lock (Hubble §6).
+ * after the one back. A thread in Native never writes its ring, which is what lets the control
+ * thread force-stop it under the thread-state lock (Hubble §6).
  */
 #ifndef ART_COMPILER_JNI_QUICK_HUBBLE_JNI_TRACE_H_
 #define ART_COMPILER_JNI_QUICK_HUBBLE_JNI_TRACE_H_

@@ -1,6 +1,22 @@
 /*
- * Hubble for AOSP: the A64 trace point. docs/hot-path.md explains every instruction;
- * docs/architecture.md is the contract (per-thread block, slot encoding, algorithm).
+ * Copyright (C) 2026 The Android Open Source Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/*
+ * Hubble for AOSP: the A64 trace point. runtime/hubble/README.md is the contract
+ * (per-thread block, slot encoding, algorithm).
  *
  * Inline part (kEntry; kEntryNarrow and kExit have no TST and a CMP for the CCMP):
  *
@@ -15,7 +31,7 @@
  *     str   x16, [x19, #cursor]
  *   done:
  *
- * Why this order (issue 16 item 4; llvm-mca in docs/performance.md): an in-order core
+ * Why this order (measured with llvm-mca's scheduling models): an in-order core
  * (Cortex-A55) issues nothing past an instruction whose operands are not ready, so the ON path
  * costs the length of its dependency chain. In LLVM's A55 model an LDP of two X registers takes
  * 5 cycles, an LDR 3, and a flag-setting op 3 before a CCMP or B.cond may read the flags. With
@@ -24,9 +40,9 @@
  * TST next to them (it reads only the method register) the chain is LDR, CCMP, B.HS: 9 and 9.
  * The out-of-order models (A76, N1, V1) give the same cycles either way. The OFF path is one
  * (exit, narrow entry) or two (entry) instructions longer, and no slower in any model but one:
- * LLVM's A76, which is its A57 model, charges the entry's TST (docs/hot-path.md has the table).
+ * LLVM's A76, which is its A57 model, charges the entry's TST.
  *
- * Many-thread mode (docs/many-threads.md): the inline part is the same; a full block reaches
+ * Many-thread mode (runtime/hubble/README.md): the inline part is the same; a full block reaches
  * the out-of-line half as a full ring does, and only there does bit 0 of `begin` send it to
  * the runtime's block-end function (runtime/hubble/pool_arm64.S) instead of the wrap:
  *
@@ -36,7 +52,7 @@
  *     cbnz  x16, recheck                 ; write the record as after a wrap
  *     b     done
  *
- * Why it is still correct (docs/protocol.md, "Orderings"): the fast path relies on no memory
+ * Why it is still correct (runtime/hubble/README.md): the fast path relies on no memory
  * ordering at all, and A64 gives the two loads of an LDP no order between them either (each
  * is single-copy atomic on its own, as each LDR is). So two LDRs can observe exactly the
  * (cursor, limit) pairs the LDP could, in either program order: a fresh cursor with a stale

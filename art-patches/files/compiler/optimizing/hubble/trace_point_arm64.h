@@ -1,10 +1,26 @@
 /*
- * Hubble for AOSP: the A64 trace point (docs/hot-path.md).
+ * Copyright (C) 2026 The Android Open Source Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/*
+ * Hubble for AOSP: the A64 trace point (runtime/hubble/README.md).
  *
  * Two halves: EmitTracePointArm64 emits the inline part at the trace point;
  * EmitTracePointOutOfLineArm64 emits the rare part (two-slot entry, wrap, stop) wherever the
  * caller keeps out-of-line code (ART: a SlowPathCode). Only VIXL is used, so the same source
- * builds in ART and on the host (rust/harness/hotpath-emu).
+ * builds in ART and on the host (Hubble's host harness).
  */
 #ifndef ART_COMPILER_OPTIMIZING_HUBBLE_TRACE_POINT_ARM64_H_
 #define ART_COMPILER_OPTIMIZING_HUBBLE_TRACE_POINT_ARM64_H_

@@ -1,5 +1,21 @@
 /*
- * Hubble for AOSP: the T32 trace point. docs/hot-path.md explains every instruction.
+ * Copyright (C) 2026 The Android Open Source Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/*
+ * Hubble for AOSP: the T32 trace point (contract: runtime/hubble/README.md).
  *
  *     ldrd  rC, rL, [r9, #cursor]        ; cursor and limit in one load
  *     cbz   rC, done                     ; (cmp rC, #0; beq done when rC is not r0-r7)

@@ -1,9 +1,25 @@
 /*
- * Hubble for AOSP: the x86 (32-bit) trace point (docs/hot-path.md "x86_64 and x86").
+ * Copyright (C) 2026 The Android Open Source Project
  *
- * 32-bit mode (docs/architecture.md): every record is one slot (lo = ArtMethod* or 0, hi = the
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/*
+ * Hubble for AOSP: the x86 (32-bit) trace point.
+ *
+ * 32-bit mode (runtime/hubble/README.md): every record is one slot (lo = ArtMethod* or 0, hi = the
  * counter's low 32 bits), limit = end, no pad, so entry and exit share the out-of-line half's
- * shape. Only ART's X86Assembler is used; the host proof (rust/harness/hotpath-x86) links this
+ * shape. Only ART's X86Assembler is used; Hubble's host proof links this
  * file with ART's assembler and runs the bytes as a 32-bit process.
  */
 #ifndef ART_COMPILER_OPTIMIZING_HUBBLE_TRACE_POINT_X86_H_

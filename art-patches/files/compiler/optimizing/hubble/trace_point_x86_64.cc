@@ -1,6 +1,22 @@
 /*
- * Hubble for AOSP: the x86_64 trace point. docs/hot-path.md explains every instruction;
- * docs/architecture.md is the contract (per-thread block, slot encoding, algorithm).
+ * Copyright (C) 2026 The Android Open Source Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/*
+ * Hubble for AOSP: the x86_64 trace point. runtime/hubble/README.md is the contract
+ * (per-thread block, slot encoding, algorithm).
  *
  * Inline part (kEntry; kEntryNarrow has no width test, kExit stores hi = ts, lo = 0):
  *
@@ -46,8 +62,9 @@ Address ThreadField(int32_t offset) {
   return Address::Absolute(static_cast<uintptr_t>(offset), /* no_rip= */ true);
 }
 
-// rax = counter << 32: the slot's upper half is the counter's low 32 bits (docs/trace-format.md;
-// the control plane recovers the rest from the reference read at flush).
+// rax = counter << 32: the slot's upper half is the counter's low 32 bits
+// (runtime/hubble/README.md; the control plane recovers the rest from the reference read at
+// flush).
 void ReadCounterHigh(X86_64Assembler* assembler, const TracePointX86_64& tp) {
   switch (tp.options.x86_counter) {
     case X86Counter::kRdtsc:

@@ -1,10 +1,26 @@
 /*
- * Hubble for AOSP: the x86_64 trace point (docs/hot-path.md "x86_64 and x86").
+ * Copyright (C) 2026 The Android Open Source Project
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/*
+ * Hubble for AOSP: the x86_64 trace point (runtime/hubble/README.md).
  *
  * Two halves, as on arm64: EmitTracePointX86_64 emits the inline part at the trace point;
  * EmitTracePointOutOfLineX86_64 emits the rare part (two-slot entry, wrap + pad, stop) wherever
  * the caller keeps out-of-line code (ART: a SlowPathCode). Only ART's X86_64Assembler is used;
- * the host proof (rust/harness/hotpath-x86) links this file with ART's assembler and runs the
+ * Hubble's host proof links this file with ART's assembler and runs the
  * bytes natively.
  */
 #ifndef ART_COMPILER_OPTIMIZING_HUBBLE_TRACE_POINT_X86_64_H_

@@ -7,17 +7,15 @@
 # the program's expected ones, so the patched VM prints what the pristine VM prints. Then
 # Hubble inside it (proving/host-vm/hubble): programs traced with the device's properties,
 # flushed by the thread-name hook, each trace equal to the program's own count of its calls,
-# in JIT mode through code ART's JIT compiled.
+# in JIT mode through code ART's JIT compiled; and the triggers from outside, as on a device: a
+# debug.hubble.ctl flush mid-run and SIGQUIT's ANR flush, in ring and many-thread mode.
 # Cold, the pristine libart and both compilers add ≈ 25 min of 2 cores; warm, a hash each.
 set -euo pipefail
 # shellcheck source=../../scripts/lib/common.sh
 source "$(dirname "$0")/../../scripts/lib/common.sh"
 cd "$HUBBLE_ROOT"
-hubble_need_apt_files scripts/deps/art.apt
 rc=0
-hubble_step "art-fetch" scripts/art-fetch || rc=$?
-[ $rc -eq 0 ] && { hubble_step "art-apply" scripts/art-apply || rc=$?; }
-[ $rc -eq 0 ] && { hubble_step "art-build --full" scripts/art-build --full -j2 || rc=$?; }
+hubble_step "fetch, apply, art-build --full (tests/art-full.sh)" bash tests/art-full.sh || rc=$?
 [ $rc -eq 0 ] && { hubble_step "art-build --compiler" scripts/art-build --compiler -j2 || rc=$?; }
 [ $rc -eq 0 ] && { hubble_step "art-build --full --pristine" scripts/art-build --full --pristine -j2 || rc=$?; }
 [ $rc -eq 0 ] && { hubble_step "art-build --compiler --pristine" scripts/art-build --compiler --pristine -j2 || rc=$?; }
@@ -26,5 +24,6 @@ hubble_step "art-fetch" scripts/art-fetch || rc=$?
 [ $rc -eq 0 ] && { hubble_step "mini-core" proving/host-vm/mini-core/build || rc=$?; }
 [ $rc -eq 0 ] && { hubble_step "programs on both VMs, three modes" proving/host-vm/tests/run || rc=$?; }
 [ $rc -eq 0 ] && { hubble_step "Hubble inside the VM, three modes" proving/host-vm/hubble/run || rc=$?; }
+[ $rc -eq 0 ] && { hubble_step "Hubble's triggers inside the VM" proving/host-vm/hubble/triggers || rc=$?; }
 hubble_report_times
 exit $rc

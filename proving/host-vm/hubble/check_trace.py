@@ -2,13 +2,16 @@
 # Copyright (C) 2026 Hubble for AOSP. Licensed under the Apache License, Version 2.0.
 """Checks a trace Hubble wrote inside the host VM against the program's own account.
 
-    check_trace.py HUBBLE TRACE STDOUT
+    check_trace.py HUBBLE TRACE STDOUT [THREAD,...]
 
 STDOUT is what the program printed: lines `calls CLASS.METHOD N` (how many times it called the
-method) and `parent CLASS.CHILD CLASS.PARENT` (every call of CHILD comes from PARENT). The trace
-must be a 0600 file, resolve every method pointer (`hubble info`: 0 unresolved), and its call
-tree (`hubble decode --format nanoscope`, replayed as a stack) must hold exactly N calls of each
-counted method, each nested in its parent. Exits 1 naming the first difference.
+method), `calls THREAD CLASS.METHOD N` (how many times the thread named THREAD called it: a
+many-thread file holds every thread) and `parent CLASS.CHILD CLASS.PARENT` (every call of CHILD
+comes from PARENT). The trace must be a 0600 file, resolve every method pointer (`hubble info`:
+0 unresolved), and its call tree (`hubble decode --format nanoscope`, replayed as a stack per
+thread) must hold exactly N calls of each counted method, each nested in its parent. Exits 1
+naming the first difference. With THREADS, only those threads' `calls THREAD ...` lines are
+checked (a ring-mode file traces only some threads).
 """
 import os
 import re
@@ -29,9 +32,10 @@ def short(signature):
 
 
 def main():
-    if len(sys.argv) != 4:
-        fail("usage: check_trace.py HUBBLE TRACE STDOUT")
-    hubble, trace, out = sys.argv[1:]
+    if len(sys.argv) not in (4, 5):
+        fail("usage: check_trace.py HUBBLE TRACE STDOUT [THREAD,...]")
+    hubble, trace, out = sys.argv[1:4]
+    only = set(sys.argv[4].split(",")) if len(sys.argv) == 5 else None
     mode = stat.S_IMODE(os.stat(trace).st_mode)
     if mode != 0o600:
         fail(f"{trace}: mode {mode:o}, not 600 (app-private)")
@@ -40,7 +44,9 @@ def main():
         for line in f:
             w = line.split()
             if len(w) == 3 and w[0] == "calls":
-                want_calls[w[1]] = int(w[2])
+                want_calls[(None, w[1])] = int(w[2])
+            elif len(w) == 4 and w[0] == "calls" and (only is None or w[1] in only):
+                want_calls[(w[1], w[2])] = int(w[3])
             elif len(w) == 3 and w[0] == "parent":
                 want_parent[w[1]] = w[2]
     if not want_calls:
@@ -51,9 +57,18 @@ def main():
         fail(f"{trace}: not every method pointer resolved:\n{info}")
     text = subprocess.run([hubble, "decode", trace, "--format", "nanoscope"],
                           capture_output=True, text=True, check=True).stdout
-    stack, calls, before = [], {}, 0
+    # A one-thread file names its thread in `hubble info`; a many-thread file, run by run.
+    named = re.search(r"^thread:\s+(.*) \(tid \d+\)$", info, re.M)
+    stacks, calls, before, thread = {}, {}, 0, named.group(1) if named else None
+    header = re.compile(r"^thread (\d+) (.*), run \d+ of \d+")
     for line in text.splitlines():
+        h = header.match(line)
+        if h:
+            thread = h.group(2)
+            stacks[thread] = []  # each run starts afresh: what came before is not in it
+            continue
         _, _, what = line.partition(":")
+        stack = stacks.setdefault(thread, [])
         if what == "POP":
             if stack:
                 stack.pop()
@@ -64,15 +79,20 @@ def main():
         if name in want_parent:
             parent = short(stack[-1]) if stack else "<before the window>"
             if parent != want_parent[name]:
-                fail(f"{trace}: {name} called from {parent}, not {want_parent[name]}")
-        calls[name] = calls.get(name, 0) + 1
+                fail(f"{trace}: {name} called from {parent} on thread {thread}, not {want_parent[name]}")
+        for key in {(None, name), (thread, name)}:
+            calls[key] = calls.get(key, 0) + 1
         stack.append(what)
-    for name, n in sorted(want_calls.items()):
-        if calls.get(name, 0) != n:
-            fail(f"{trace}: {name} entered {calls.get(name, 0)} times, the program counted {n}")
-    print(f"check_trace: {os.path.basename(trace)}: " +
-          ", ".join(f"{k} {v}" for k, v in sorted(want_calls.items())) +
-          f" as counted; {len(calls)} methods, all resolved; {before} exits of frames older than the window")
+    for (t, name), n in sorted(want_calls.items(), key=lambda kv: (kv[0][0] or "", kv[0][1])):
+        got = calls.get((t, name), 0)
+        if got != n:
+            where = f" on thread {t}" if t else ""
+            fail(f"{trace}: {name} entered {got} times{where}, the program counted {n}")
+    counted = ", ".join(f"{t + ' ' if t else ''}{m} {n}"
+                        for (t, m), n in sorted(want_calls.items(), key=lambda kv: (kv[0][0] or "", kv[0][1])))
+    methods = len({m for (t, m) in calls if t is None})
+    print(f"check_trace: {os.path.basename(trace)}: {counted} as counted; {methods} methods, "
+          f"all resolved; {before} exits of frames older than the window")
 
 
 if __name__ == "__main__":

@@ -39,7 +39,14 @@ public final class DexPathList {
             if (p.isEmpty()) {
                 continue;
             }
-            DexFile f = new DexFile(p, definingContext, null);
+            DexFile f;
+            try {
+                f = new DexFile(p, definingContext, null);
+            } catch (Exception e) {
+                // Not a dex file ART can open (missing, or another kind of file): the path
+                // goes on without it, as a class path with a bad entry does on Android.
+                continue;
+            }
             elements[n++] = new Element(f, p);
         }
         dexElements = new Element[n];

@@ -275,5 +275,110 @@ public final class Class<T> implements java.io.Serializable {
     @FastNative
     public native Class<?> getEnclosingClass();
 
+    // ---- member lookup (run-tests): thin layers over ART's reflection natives
+
+    /** The declared method NAME(PARAMS), public or not; not inherited ones. */
+    public Method getDeclaredMethod(String name, Class<?>... params) throws NoSuchMethodException {
+        Method m = getDeclaredMethodInternal(name, params == null ? new Class<?>[0] : params);
+        if (m == null) {
+            throw new NoSuchMethodException(describeMember(name, params));
+        }
+        return m;
+    }
+
+    /** The public method NAME(PARAMS) of this class, its superclasses, then its interfaces. */
+    public Method getMethod(String name, Class<?>... params) throws NoSuchMethodException {
+        Class<?>[] p = params == null ? new Class<?>[0] : params;
+        for (Class<?> c = this; c != null; c = c.getSuperclass()) {
+            Method m = c.getDeclaredMethodInternal(name, p);
+            if (m != null && (m.getModifiers() & 0x0001) != 0) {
+                return m;
+            }
+        }
+        Method m = findPublicInterfaceMethod(this, name, p);
+        if (m == null) {
+            throw new NoSuchMethodException(describeMember(name, params));
+        }
+        return m;
+    }
+
+    private static Method findPublicInterfaceMethod(Class<?> c, String name, Class<?>[] p) {
+        for (; c != null; c = c.getSuperclass()) {
+            for (Class<?> i : c.getInterfaces()) {
+                Method m = i.getDeclaredMethodInternal(name, p);
+                if (m != null && (m.getModifiers() & 0x0001) != 0) {
+                    return m;
+                }
+                m = findPublicInterfaceMethod(i, name, p);
+                if (m != null) {
+                    return m;
+                }
+            }
+        }
+        return null;
+    }
+
+    public Constructor<T> getDeclaredConstructor(Class<?>... params) throws NoSuchMethodException {
+        @SuppressWarnings("unchecked")
+        Constructor<T> c = (Constructor<T>) getDeclaredConstructorInternal(
+                params == null ? new Class<?>[0] : params);
+        if (c == null) {
+            throw new NoSuchMethodException(describeMember("<init>", params));
+        }
+        return c;
+    }
+
+    public Constructor<T> getConstructor(Class<?>... params) throws NoSuchMethodException {
+        Constructor<T> c = getDeclaredConstructor(params);
+        if ((c.getModifiers() & 0x0001) == 0) {
+            throw new NoSuchMethodException(describeMember("<init>", params));
+        }
+        return c;
+    }
+
+    /** The declared field NAME (ART throws NoSuchFieldException). */
+    @FastNative
+    public native Field getDeclaredField(String name) throws NoSuchFieldException;
+
+    /** The public field NAME of this class, its interfaces or superclasses. */
+    public Field getField(String name) throws NoSuchFieldException {
+        if (name == null) {
+            throw new NullPointerException("name == null");
+        }
+        Field f = getPublicFieldRecursive(name);
+        if (f == null) {
+            throw new NoSuchFieldException(name);
+        }
+        return f;
+    }
+
+    /** An enum class's constants, in order (a new array each time), or null for another class. */
+    @SuppressWarnings("unchecked")
+    public T[] getEnumConstants() {
+        if (!isEnum()) {
+            return null;
+        }
+        try {
+            Method values = getDeclaredMethod("values");
+            values.setAccessible(true);
+            return (T[]) values.invoke(null);
+        } catch (ReflectiveOperationException e) {
+            return null;
+        }
+    }
+
+    private String describeMember(String name, Class<?>[] params) {
+        StringBuilder sb = new StringBuilder(getName()).append('.').append(name).append(" [");
+        if (params != null) {
+            for (int i = 0; i < params.length; i++) {
+                if (i > 0) {
+                    sb.append(", ");
+                }
+                sb.append(params[i]);
+            }
+        }
+        return sb.append(']').toString();
+    }
+
     // @generated-members
 }

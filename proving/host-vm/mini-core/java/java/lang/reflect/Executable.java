@@ -41,5 +41,24 @@ public abstract class Executable extends AccessibleObject implements Member {
     @dalvik.annotation.optimization.FastNative
     native String getMethodNameInternal();
 
+    /** The parameter types, in order (a new array each time). */
+    public Class<?>[] getParameterTypes() {
+        Class<?>[] p = getParameterTypesInternal();
+        return p == null ? new Class<?>[0] : p;
+    }
+
+    public int getParameterCount() {
+        return getParameterCountInternal();
+    }
+
+    @dalvik.annotation.optimization.FastNative
+    native Class<?>[] getParameterTypesInternal();
+
+    @dalvik.annotation.optimization.FastNative
+    native int getParameterCountInternal();
+
+    @dalvik.annotation.optimization.FastNative
+    native Class<?> getMethodReturnTypeInternal();
+
     // @generated-members
 }

@@ -41,5 +41,43 @@ public final class Field extends AccessibleObject implements Member {
     @dalvik.annotation.optimization.FastNative
     private native String getNameInternal();
 
+    // ART's accessors (runtime/native/java_lang_reflect_Field.cc), public as the platform's.
+    @dalvik.annotation.optimization.FastNative
+    public native Object get(Object object) throws IllegalAccessException;
+    @dalvik.annotation.optimization.FastNative
+    public native void set(Object object, Object value) throws IllegalAccessException;
+    @dalvik.annotation.optimization.FastNative
+    public native boolean getBoolean(Object object) throws IllegalAccessException;
+    @dalvik.annotation.optimization.FastNative
+    public native void setBoolean(Object object, boolean value) throws IllegalAccessException;
+    @dalvik.annotation.optimization.FastNative
+    public native byte getByte(Object object) throws IllegalAccessException;
+    @dalvik.annotation.optimization.FastNative
+    public native void setByte(Object object, byte value) throws IllegalAccessException;
+    @dalvik.annotation.optimization.FastNative
+    public native char getChar(Object object) throws IllegalAccessException;
+    @dalvik.annotation.optimization.FastNative
+    public native void setChar(Object object, char value) throws IllegalAccessException;
+    @dalvik.annotation.optimization.FastNative
+    public native short getShort(Object object) throws IllegalAccessException;
+    @dalvik.annotation.optimization.FastNative
+    public native void setShort(Object object, short value) throws IllegalAccessException;
+    @dalvik.annotation.optimization.FastNative
+    public native int getInt(Object object) throws IllegalAccessException;
+    @dalvik.annotation.optimization.FastNative
+    public native void setInt(Object object, int value) throws IllegalAccessException;
+    @dalvik.annotation.optimization.FastNative
+    public native long getLong(Object object) throws IllegalAccessException;
+    @dalvik.annotation.optimization.FastNative
+    public native void setLong(Object object, long value) throws IllegalAccessException;
+    @dalvik.annotation.optimization.FastNative
+    public native float getFloat(Object object) throws IllegalAccessException;
+    @dalvik.annotation.optimization.FastNative
+    public native void setFloat(Object object, float value) throws IllegalAccessException;
+    @dalvik.annotation.optimization.FastNative
+    public native double getDouble(Object object) throws IllegalAccessException;
+    @dalvik.annotation.optimization.FastNative
+    public native void setDouble(Object object, double value) throws IllegalAccessException;
+
     // @generated-members
 }

@@ -28,5 +28,9 @@ public final class Method extends Executable {
     public native Object invoke(Object receiver, Object... args)
             throws IllegalAccessException, IllegalArgumentException, InvocationTargetException;
 
+    public Class<?> getReturnType() {
+        return getMethodReturnTypeInternal();
+    }
+
     // @generated-members
 }

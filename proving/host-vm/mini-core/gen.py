@@ -57,8 +57,9 @@ class CheckError(Exception):
 # C/C++ text utilities
 # ----------------------------------------------------------------------------------------------
 
-def strip_c_comments(text):
-    """Blank out // and /* */ comments (keeping offsets and newlines), leaving string literals."""
+def strip_c_comments(text, blank_literals=False):
+    """Blank out // and /* */ comments (keeping offsets and newlines); with `blank_literals`, the
+    insides of string and char literals too (their quotes kept)."""
     out = []
     i, n = 0, len(text)
     while i < n:
@@ -67,7 +68,7 @@ def strip_c_comments(text):
             j = i + 1
             while j < n and text[j] != c:
                 j += 2 if text[j] == '\\' else 1
-            out.append(text[i:j + 1])
+            out.append(c + " " * (j - i - 1) + c if blank_literals else text[i:j + 1])
             i = j + 1
         elif text.startswith("//", i):
             j = text.find("\n", i)
@@ -1029,29 +1030,7 @@ def collect(art_root):
 
 def java_blank(text):
     """Blank comments and the insides of string/char literals, keeping offsets."""
-    out, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if c in "\"'":
-            j = i + 1
-            while j < n and text[j] != c:
-                j += 2 if text[j] == "\\" else 1
-            out.append(c + " " * (j - i - 1) + c)
-            i = j + 1
-        elif text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out.append(" " * (j - i))
-            i = j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append(re.sub(r"[^\n]", " ", text[i:j]))
-            i = j
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
+    return strip_c_comments(text, blank_literals=True)
 
 
 TOKEN_RE = re.compile(r"[A-Za-z_$][\w$]*|\d[\w.]*|\.\.\.|[^\s]")

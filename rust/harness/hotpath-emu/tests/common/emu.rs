@@ -39,6 +39,9 @@ struct Seen {
     executed: u64,
     addrs: Vec<u64>,
     counters: Vec<u32>,
+    /// The next value a counter read returns. Unicorn derives CNTVCT from the host's wall clock,
+    /// which may step backwards; the hook writes this instead, so every run is reproducible.
+    next_counter: u64,
     barriers: u64,
     /// Written to memory when the first barrier of the slow path executes (models a control
     /// thread store that the trace point's inline load missed but the reload after the barrier
@@ -177,7 +180,10 @@ impl Machine {
             terminators.insert(base + blob.terminator as u64);
             placed.push((kind, base, blob));
         }
-        let seen = Rc::new(RefCell::new(Seen::default()));
+        let seen = Rc::new(RefCell::new(Seen {
+            next_counter: 0xfff0_0000,
+            ..Seen::default()
+        }));
         let hook_seen = Rc::clone(&seen);
         let isa = layout.isa;
         let counter_reg = match isa {
@@ -192,7 +198,11 @@ impl Machine {
             seen.executed += 1;
             seen.addrs.push(addr);
             if counter_after.contains(&addr) {
-                let value = uc.reg_read(counter_reg).unwrap();
+                // Steps of 1..=4096 ticks, starting close enough to 2^32 that the low word wraps
+                // within the first few thousand reads.
+                let value = seen.next_counter;
+                seen.next_counter += 1 + (value.wrapping_mul(0x9e37_79b9) >> 20) % 4096;
+                uc.reg_write(counter_reg, value).unwrap();
                 seen.counters.push(value as u32);
             }
             if barriers.contains(&addr) {

@@ -21,6 +21,7 @@ pub mod control;
 pub mod flush;
 #[cfg(not(target_os = "android"))]
 pub mod host_props;
+pub mod memory;
 pub mod metrics;
 pub mod pool;
 pub mod props;
@@ -51,7 +52,7 @@ pub mod ffi {
         #[cxx_name = "RuntimeStarted"]
         fn runtime_started(package: &str, process: &str, data_dir: &str) -> bool;
         /// A thread was attached (its `Thread*` is valid until `ThreadDetached`). `on_itself`:
-        /// reported by the thread itself from `Thread::Init`, holding no ART lock (in
+        /// reported by the thread itself once `Thread::Init` registered it, holding no ART lock (in
         /// many-thread mode it then starts tracing before it returns); otherwise reported by the
         /// start, possibly under ART's `thread_list_lock_`.
         #[cxx_name = "ThreadAttached"]
@@ -286,6 +287,9 @@ pub fn control_loop<A: Art>(control: &Control<A>, rx: &mpsc::Receiver<Message>) 
 /// it (the runtime is shutting down, or `Thread::Init` failed), it returns at once: every call
 /// it makes into ART (`ResolveMethods`, `LockThreadState`) assumes an attached thread.
 pub fn control_thread<A: Art>(control: &Control<A>, rx: &mpsc::Receiver<Message>) {
+    // SAFETY: gettid has no preconditions.
+    let tid = unsafe { libc::gettid() };
+    control.set_control_tid(u32::try_from(tid).unwrap_or(0));
     if !control.art().attach_current_thread("HubbleControl") {
         log::error!("hubble: the runtime refused to attach the control thread; not tracing");
         return;

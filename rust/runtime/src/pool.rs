@@ -17,6 +17,7 @@ use hubble_format::pool::{
 use hubble_format::slot::{self, Mode};
 
 use crate::block::{ThreadBlock, RUNNING, SLOT, STOP_REQUESTED};
+use crate::memory::Mapping;
 use crate::sync::{fence, AtomicU64, Ordering};
 
 /// How the slow path claims a candidate block. Only [`Claim::Cas`] is correct; the other is
@@ -33,7 +34,7 @@ pub enum Claim {
 
 /// The pool's memory: header words and N blocks of B slots.
 pub struct Pool {
-    cells: Box<[AtomicU64]>,
+    memory: Mapping,
     base: usize,
     geometry: Geometry,
     mode: Mode,
@@ -54,36 +55,42 @@ pub struct Stats {
 }
 
 impl Pool {
-    /// A zeroed pool. The caller checked the geometry (`props::pool_geometry`).
-    pub fn new(mode: Mode, geometry: Geometry) -> Pool {
+    /// A zeroed pool. The caller checked the geometry (`props::pool_geometry`). Only the
+    /// header is written here: a block's pages are committed when a thread first takes it, so
+    /// a process pays for the blocks its threads filled, not for the budget.
+    pub fn new(mode: Mode, geometry: Geometry) -> std::io::Result<Pool> {
         assert!(geometry.blocks.is_power_of_two());
         assert!(geometry.block_slots > BLOCK_HEADER_SLOTS + 1);
         assert!(geometry.active <= geometry.blocks);
-        let cells: Box<[AtomicU64]> = (0..geometry.total_slots())
-            .map(|_| AtomicU64::new(0))
-            .collect();
-        #[cfg(not(loom))]
-        let base = cells.as_ptr() as usize;
-        // Loom's atomics have no fixed layout: a fake, aligned base address.
-        #[cfg(loom)]
-        let base = 0x1000;
+        let memory = Mapping::new(geometry.total_slots())?;
+        let base = memory.slots().base;
         let pool = Pool {
-            cells,
+            memory,
             base,
             geometry,
             mode,
             stats: Stats::default(),
             tries: TRIES,
         };
-        pool.cells[P_MASK].store((geometry.blocks - 1) as u64, Ordering::Relaxed);
-        pool.cells[P_BLOCKS].store((base + POOL_HEADER_SLOTS * SLOT) as u64, Ordering::Relaxed);
-        pool.cells[P_DELAY].store(geometry.delay(), Ordering::Relaxed);
-        pool.cells[P_BLOCK_BYTES].store((geometry.block_slots * SLOT) as u64, Ordering::Relaxed);
-        pool
+        let cells = pool.cells();
+        cells[P_MASK].store((geometry.blocks - 1) as u64, Ordering::Relaxed);
+        cells[P_BLOCKS].store((base + POOL_HEADER_SLOTS * SLOT) as u64, Ordering::Relaxed);
+        cells[P_DELAY].store(geometry.delay(), Ordering::Relaxed);
+        cells[P_BLOCK_BYTES].store((geometry.block_slots * SLOT) as u64, Ordering::Relaxed);
+        Ok(pool)
+    }
+
+    fn cells(&self) -> &[AtomicU64] {
+        self.memory.slots().slots
+    }
+
+    /// The pool's memory (its committed pages: [`Mapping::resident_pages`]).
+    pub fn memory(&self) -> &Mapping {
+        &self.memory
     }
 
     fn at(&self, addr: usize) -> &AtomicU64 {
-        &self.cells[(addr - self.base) / SLOT]
+        &self.cells()[(addr - self.base) / SLOT]
     }
 
     /// Whether `addr` is the address of one of the pool's blocks.
@@ -98,13 +105,13 @@ impl Pool {
     /// Header word `slot` of the block (or of the pool) at `addr`: a slot index, so that no
     /// byte arithmetic on the index can land inside the same word by rounding.
     fn word(&self, addr: usize, slot: usize) -> &AtomicU64 {
-        &self.cells[(addr - self.base) / SLOT + slot]
+        &self.cells()[(addr - self.base) / SLOT + slot]
     }
 
     /// Stores the address of the block-end function compiled code calls (`P_TAKE`: the
     /// runtime's part of the header; `Art::pool_take_entry`).
     pub fn set_take_entry(&self, addr: u64) {
-        self.cells[P_TAKE].store(addr, Ordering::Relaxed);
+        self.cells()[P_TAKE].store(addr, Ordering::Relaxed);
     }
 
     /// The pool's address (what `begin` holds, untagged).
@@ -114,10 +121,7 @@ impl Pool {
     /// Every word of the pool, headers and blocks, as the control thread reads them while the
     /// threads run (the idle-gap anchors' view, [`crate::anchors`]).
     pub fn slots(&self) -> crate::block::Slots<'_> {
-        crate::block::Slots {
-            base: self.base,
-            slots: &self.cells,
-        }
+        self.memory.slots()
     }
     /// The geometry.
     pub fn geometry(&self) -> Geometry {
@@ -146,7 +150,7 @@ impl Pool {
     /// A relaxed copy of every slot. Meaningful once every thread is stopped (the acquires of
     /// their end positions order their writes before this copy).
     pub fn copy(&self) -> Vec<u64> {
-        self.cells
+        self.cells()
             .iter()
             .map(|c| c.load(Ordering::Relaxed))
             .collect()

@@ -623,6 +623,9 @@ mod tests {
 pub const BUDGET_MB: &str = "debug.hubble.budget_mb";
 /// Default of [`BUDGET_MB`].
 pub const DEFAULT_BUDGET_MB: usize = 64;
+/// Largest [`BUDGET_MB`] accepted, as for a ring ([`crate::ring::MAX_RING_BYTES`]): anything
+/// larger is a configuration mistake, refused before anything is mapped.
+pub const MAX_BUDGET_MB: usize = 1024;
 /// BTrace's active-block bound A: a block sealed at pool head h is claimable from ticket
 /// h + N − A on, so every record written since the head was N − A tickets back survives
 /// (latest fragment ≥ 1 − A/N of the pool in tickets). 128: measured against 64 and 256 on the
@@ -656,6 +659,9 @@ pub enum ConfigError {
     /// `debug.hubble.budget_mb` is not a whole number of MiB.
     #[error("debug.hubble.budget_mb = {0:?}: expected a whole number of MiB")]
     BadBudget(String),
+    /// The budget is above [`MAX_BUDGET_MB`].
+    #[error("debug.hubble.budget_mb = {0}: at most {MAX_BUDGET_MB} MiB")]
+    BudgetTooLarge(usize),
     /// The budget cannot hold the active blocks.
     #[error(
         "debug.hubble.budget_mb = {mb}: {blocks} blocks of {block_kib} KiB, but {active} active \
@@ -701,6 +707,9 @@ pub fn parse_thread_selector(
             .parse::<usize>()
             .map_err(|_| ConfigError::BadBudget(v.to_string()))?,
     };
+    if mb > MAX_BUDGET_MB {
+        return Err(ConfigError::BudgetTooLarge(mb));
+    }
     let block = hubble_format::pool::BLOCK_BYTES;
     let blocks = mb.saturating_mul(1 << 20) / block;
     // The pool uses the largest power of two of blocks the budget holds (the ticket's mask).
@@ -813,6 +822,19 @@ mod selector_tests {
         assert_eq!(
             parse_thread_selector(Some("all"), Some("lots"), 2),
             Err(ConfigError::BadBudget("lots".into()))
+        );
+        // Past the bound nothing is mapped: a huge value used to abort the app at launch (the
+        // mapping's failure panicked across the cxx bridge).
+        assert_eq!(
+            parse_thread_selector(Some("all"), Some("1024"), 2),
+            Ok(ThreadSelector::All { budget: 1 << 30 })
+        );
+        let e = parse_thread_selector(Some("all"), Some("1025"), 2).unwrap_err();
+        assert_eq!(e, ConfigError::BudgetTooLarge(1025));
+        assert!(e.to_string().contains("at most 1024 MiB"), "{e}");
+        assert_eq!(
+            parse_thread_selector(Some("all"), Some("18446744073709551615"), 2),
+            Err(ConfigError::BudgetTooLarge(usize::MAX))
         );
     }
 

@@ -1,9 +1,9 @@
-//! Ring memory: an anonymous private mapping of 8-byte slots, a power of two in size.
+//! Rings: a power of two of 8-byte slots in their own mapping ([`crate::memory`]).
 
 use std::io;
 
 use crate::block::{Slots, SLOT};
-use crate::sync::AtomicU64;
+use crate::memory::Mapping;
 
 /// Default ring size per traced thread (`debug.hubble.ring_mb`).
 pub const DEFAULT_RING_BYTES: usize = 32 << 20;
@@ -22,23 +22,11 @@ pub fn ring_size(requested: usize) -> usize {
 /// One ring. The traced thread writes it through the addresses in its block; the control thread
 /// reads it through [`Ring::slots`] only after the end position has been acquired.
 pub struct Ring {
-    #[cfg(not(loom))]
-    ptr: std::ptr::NonNull<AtomicU64>,
-    #[cfg(loom)]
-    cells: Vec<AtomicU64>,
-    len: usize,
+    memory: Mapping,
 }
-
-// SAFETY: the mapping is owned by the Ring and only accessed through atomics.
-#[cfg(not(loom))]
-unsafe impl Send for Ring {}
-// SAFETY: as above: every access is an atomic load or store.
-#[cfg(not(loom))]
-unsafe impl Sync for Ring {}
 
 impl Ring {
     /// Maps a zero-filled ring of `bytes` bytes (a power of two, at least a page).
-    #[cfg(not(loom))]
     pub fn new(bytes: usize) -> io::Result<Ring> {
         if !bytes.is_power_of_two() || bytes < MIN_RING_BYTES {
             return Err(io::Error::new(
@@ -46,92 +34,24 @@ impl Ring {
                 format!("ring size {bytes} is not a power of two of at least {MIN_RING_BYTES}"),
             ));
         }
-        // SAFETY: anonymous private mapping, no file and no fixed address: it cannot alias
-        // anything; the result is checked before use.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                bytes,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        let ptr = std::ptr::NonNull::new(p.cast::<AtomicU64>()).expect("mmap never returns null");
         Ok(Ring {
-            ptr,
-            len: bytes / SLOT,
-        })
-    }
-
-    /// A ring of `bytes` bytes in loom's model (ordinary memory).
-    #[cfg(loom)]
-    pub fn new(bytes: usize) -> io::Result<Ring> {
-        let len = bytes / SLOT;
-        Ok(Ring {
-            cells: (0..len).map(|_| AtomicU64::new(0)).collect(),
-            len,
+            memory: Mapping::new(bytes / SLOT)?,
         })
     }
 
     /// The slots, with the address the block uses for the first one.
     pub fn slots(&self) -> Slots<'_> {
-        #[cfg(not(loom))]
-        {
-            // SAFETY: the mapping holds `len` zero-initialized u64s, AtomicU64 has the layout of
-            // u64, and it lives as long as `self`.
-            let slots = unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) };
-            Slots {
-                base: self.ptr.as_ptr() as usize,
-                slots,
-            }
-        }
-        #[cfg(loom)]
-        {
-            // Loom's atomics have no fixed layout: give the model a fake, aligned base address.
-            Slots {
-                base: 0x1000,
-                slots: &self.cells,
-            }
-        }
+        self.memory.slots()
     }
 
     /// Size in bytes.
     pub fn bytes(&self) -> usize {
-        self.len * SLOT
+        self.memory.bytes()
     }
 
     /// Zeroes the ring (a reclaimed ring must not show an earlier thread's records).
     pub fn clear(&self) {
-        // MADV_DONTNEED on a private anonymous mapping gives zero pages back and frees the memory.
-        // SAFETY: the range is exactly our mapping; no reference into it is held across this
-        // call by the caller (the ring is not attached to any thread).
-        #[cfg(not(loom))]
-        let zeroed = unsafe {
-            libc::madvise(self.ptr.as_ptr().cast(), self.bytes(), libc::MADV_DONTNEED) == 0
-        };
-        // Loom's model is ordinary memory.
-        #[cfg(loom)]
-        let zeroed = false;
-        if !zeroed {
-            for s in self.slots().slots {
-                s.store(0, crate::sync::Ordering::Relaxed);
-            }
-        }
-    }
-}
-
-#[cfg(not(loom))]
-impl Drop for Ring {
-    fn drop(&mut self) {
-        // SAFETY: unmaps exactly the mapping created in `new`; no slice into it outlives `self`.
-        unsafe {
-            libc::munmap(self.ptr.as_ptr().cast(), self.bytes());
-        }
+        self.memory.clear();
     }
 }
 

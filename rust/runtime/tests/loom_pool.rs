@@ -38,7 +38,7 @@ fn hand_off(threads: u32, records: u64, blocks: usize, claim: Claim) {
         active: blocks / 2,
     };
     let shared = Arc::new((
-        Pool::new(MODE, g).with_tries(TRIES),
+        Pool::new(MODE, g).unwrap().with_tries(TRIES),
         (0..threads)
             .map(|_| ThreadBlock::default())
             .collect::<Vec<_>>(),
@@ -150,7 +150,7 @@ fn stop_during_take(re_ring: bool) {
         active: 1,
     };
     let shared = Arc::new((
-        Pool::new(MODE, g).with_tries(TRIES),
+        Pool::new(MODE, g).unwrap().with_tries(TRIES),
         ThreadBlock::default(),
         AtomicBool::new(false),
         AtomicBool::new(false),

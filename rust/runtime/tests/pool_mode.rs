@@ -18,7 +18,7 @@ fn a_thread_that_exits_after_answering_a_stop_has_its_block_sealed() {
         block_slots: 64,
         active: 2,
     };
-    let p = Pool::new(MODE, g);
+    let p = Pool::new(MODE, g).unwrap();
     let b = ThreadBlock::default();
     pool::start(&b, &p, 0);
     for i in 0..5u64 {
@@ -677,6 +677,41 @@ fn a_thread_attached_on_itself_is_traced_from_its_first_trace_point() {
     assert_eq!(got[&301].len(), 2, "the new thread's entry and exit");
     assert!(!got.contains_key(&302));
     for h in [early.handle(), t.handle(), other.handle()] {
+        c.thread_detached(h);
+    }
+}
+
+/// The control thread attaches to ART as a daemon (`Thread::Init` reports it like any thread).
+/// In many-thread mode nothing excluded it: it was started in the pool and, at a flush, asked
+/// to stop by itself; the forced stop of a thread in native code then resumed itself, against
+/// `DCHECK_NE(thread, self)` in `ThreadList::Resume`. Its row is never traced, whatever asks.
+#[test]
+fn the_control_thread_is_never_traced_nor_stopped_by_itself() {
+    let (c, _files) = pool_control(Duration::from_millis(50));
+    c.start_tracing().unwrap();
+    c.set_control_tid(400);
+    let control = FakeThread::new();
+    assert!(
+        !c.thread_attached_itself(control.handle(), 400, "HubbleControl", false),
+        "the control thread started tracing itself"
+    );
+    c.rebalance().unwrap();
+    assert_eq!(control.block.cursor.load(Ordering::Relaxed), 0);
+    assert_eq!(control.block.begin.load(Ordering::Relaxed), 0);
+    // An explicit start (`HUBBLE:start` on it, the API) does not change that either.
+    c.set_thread_enabled(control.handle(), true).unwrap();
+    assert_eq!(control.block.begin.load(Ordering::Relaxed), 0);
+    // Every other thread still is, and a flush stops them and not the control thread.
+    let t = FakeThread::new();
+    assert!(c.thread_attached_itself(t.handle(), 401, "worker", false));
+    let stops = c.stats.forced_stops.load(Ordering::Relaxed);
+    c.flush(t.handle(), "test").unwrap();
+    assert_eq!(
+        c.stats.forced_stops.load(Ordering::Relaxed),
+        stops + 1,
+        "the worker only"
+    );
+    for h in [control.handle(), t.handle()] {
         c.thread_detached(h);
     }
 }

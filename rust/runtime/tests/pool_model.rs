@@ -46,7 +46,7 @@ fn check(p: &Pool, w: &PoolWriter, blocks: &[Option<ThreadBlock>], step: usize) 
 
 /// Skewed traffic of `threads` threads; some exit and are replaced by new ones.
 fn run(mode: Mode, g: Geometry, threads: usize, steps: usize, seed: u64) -> (Pool, PoolWriter) {
-    let p = Pool::new(mode, g);
+    let p = Pool::new(mode, g).unwrap();
     let mut w = PoolWriter::new(mode, g, p.base() as u64);
     let mut blocks: Vec<Option<ThreadBlock>> = Vec::new();
     for i in 0..threads {
@@ -131,7 +131,7 @@ const SMALL: Geometry = Geometry {
 /// code and nterp test) and no block.
 #[test]
 fn start_tags_begin_and_gives_no_block() {
-    let p = Pool::new(Mode::Bits64, SMALL);
+    let p = Pool::new(Mode::Bits64, SMALL).unwrap();
     let b = ThreadBlock::default();
     pool::start(&b, &p, 5);
     assert_eq!(b.begin.load(Ordering::Relaxed), p.base() | 1);
@@ -169,7 +169,7 @@ fn the_doorbell_rings_again_only_for_a_pending_stop() {
 /// A thread holding a block with `used` records, stopped at its cursor: (pool, block, the
 /// block's address, the published end).
 fn stopped_in_a_block(used: u64) -> (Pool, ThreadBlock, usize, usize) {
-    let p = Pool::new(Mode::Bits64, SMALL);
+    let p = Pool::new(Mode::Bits64, SMALL).unwrap();
     let b = ThreadBlock::default();
     pool::start(&b, &p, 0);
     for i in 0..used {
@@ -243,7 +243,7 @@ fn force_close_seals_only_a_parked_threads_block_and_held_ticket_names_it() {
         runnable,
         held: std::cell::Cell::new(0),
     };
-    let p = Pool::new(Mode::Bits64, SMALL);
+    let p = Pool::new(Mode::Bits64, SMALL).unwrap();
     let b = ThreadBlock::default();
     pool::start(&b, &p, 0);
     assert_eq!(pool::held_ticket(&b, &p), None, "no block yet");
@@ -336,7 +336,7 @@ fn held_ticket_names_each_block_of_pools_at_any_address() {
         } else {
             hubble_format::pool_traffic::SMALL
         };
-        let p = Pool::new(Mode::Bits64, g);
+        let p = Pool::new(Mode::Bits64, g).unwrap();
         let b = ThreadBlock::default();
         pool::start(&b, &p, 0);
         // One thread alone takes the blocks in ticket order; after each record it holds one.
@@ -389,7 +389,7 @@ fn resume_goes_on_where_the_thread_stopped() {
         held + SMALL.block_slots * SLOT - SLOT
     );
     assert_eq!(b.stop.load(Ordering::Relaxed), block::RUNNING);
-    let p32 = Pool::new(Mode::Bits32, SMALL);
+    let p32 = Pool::new(Mode::Bits32, SMALL).unwrap();
     let b32 = ThreadBlock::default();
     pool::start(&b32, &p32, 0);
     assert!(pool::trace_exit(&b32, &p32, 7, 1));

@@ -37,7 +37,7 @@ fn stop_flush_restart_cycles() {
         block_slots: 512,
         active: 64,
     };
-    let mut w = Workload::start(CHURN, Target::Pool(Pool::new(MODE, g)), 2 << 20);
+    let mut w = Workload::start(CHURN, Target::Pool(Pool::new(MODE, g).unwrap()), 2 << 20);
     let mut blocks_checked = 0;
     for _ in 0..cycles {
         let target = w.records() + 200_000;

@@ -121,6 +121,7 @@ void OnProcessStarted(Thread* self) {
 }
 
 void OnThreadAttached(Thread* thread) {
+  Locks::runtime_shutdown_lock_->AssertNotHeld(thread);
   if (LIKELY(!gStarted.load(std::memory_order_acquire))) {
     return;
   }

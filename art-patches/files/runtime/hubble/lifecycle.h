@@ -50,11 +50,14 @@ extern std::atomic<bool> gStarted;
 // is the pid, is the UI thread). `self` is in the Native state (normal JNI method).
 void OnProcessStarted(Thread* self) REQUIRES(!Locks::thread_list_lock_);
 
-// Thread::Init, after ThreadList::Register, on the thread itself, holding no ART lock: the
-// Thread* (and its Hubble block) is valid. In many-thread mode the control plane starts tracing
-// the thread before this returns (it may wait for the control plane's registry, as
-// OnThreadDetaching may), so the thread's first Java frame, its Thread.run(), is recorded.
-void OnThreadAttached(Thread* thread) REQUIRES(!Locks::thread_list_lock_);
+// Thread::CreateCallback and Thread::Attach, once Thread::Init registered the thread, on the
+// thread itself, before it runs Java code, holding no ART lock: not runtime_shutdown_lock_
+// (Init's), which every thread start and every GC request takes, because in many-thread mode
+// the control plane starts tracing the thread before this returns and may wait for its registry
+// meanwhile (at most a flush's stop timeout, as OnThreadDetaching may). So the thread's first
+// Java frame, its Thread.run(), is recorded.
+void OnThreadAttached(Thread* thread)
+    REQUIRES(!Locks::runtime_shutdown_lock_, !Locks::thread_list_lock_);
 
 // Thread::Destroy, first thing, on the detaching thread (not Runnable), which stays in the thread
 // list until ThreadList::Unregister. Before OnProcessStarted has decided whether the control plane

@@ -151,6 +151,9 @@ pub struct Control<A: Art> {
     anr: AnrState,
     /// Many-thread mode's pool (`Config::pool`); None in ring mode.
     pool: Option<Pool>,
+    /// The kernel tid of the control thread (0 until it runs): ART reports its attach like any
+    /// other thread's, but it must never trace, nor be asked to stop by itself.
+    control_tid: std::sync::atomic::AtomicU32,
     /// Counters.
     pub stats: Stats,
 }
@@ -177,11 +180,23 @@ impl<A: Art> Control<A> {
                 config.describe_mode()
             );
         }
-        let pool = config.pool.map(|g| {
-            let pool = Pool::new(config.mode, g);
-            pool.set_take_entry(art.pool_take_entry());
-            pool
-        });
+        let pool = match config.pool.map(|g| (g, Pool::new(config.mode, g))) {
+            Some((_, Ok(pool))) => {
+                pool.set_take_entry(art.pool_take_entry());
+                Some(pool)
+            }
+            Some((g, Err(e))) => {
+                config.pool = None;
+                log::error!(
+                    "hubble: debug.hubble.threads = all: cannot map a pool of {} MiB ({e}); \
+                     tracing keeps {}",
+                    (g.total_slots() * 8) >> 20,
+                    config.describe_mode()
+                );
+                None
+            }
+            None => None,
+        };
         Control {
             art,
             threads_n: AtomicUsize::new(config.threads.max(1)),
@@ -197,8 +212,15 @@ impl<A: Art> Control<A> {
             last_ctl: Mutex::new(None),
             triggers: Default::default(),
             anr: AnrState::default(),
+            control_tid: std::sync::atomic::AtomicU32::new(0),
             stats: Stats::default(),
         }
+    }
+
+    /// Names the calling thread, by kernel tid, as the control thread, before it attaches to
+    /// the runtime: its registry row is never traced ([`crate::control_thread`] calls it).
+    pub fn set_control_tid(&self, tid: u32) {
+        self.control_tid.store(tid, Ordering::Relaxed);
     }
 
     /// The configuration.

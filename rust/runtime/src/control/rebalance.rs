@@ -68,7 +68,7 @@ impl<A: Art> Control<A> {
             reg.threads
                 .iter()
                 .filter(|(_, row)| {
-                    row.enabled != Some(false) && (row.last_fg > 0 || row.enabled == Some(true))
+                    row.may_trace() && (row.last_fg > 0 || row.enabled == Some(true))
                 })
                 .map(|(h, row)| (row.last_fg, *h))
                 .collect()
@@ -152,7 +152,7 @@ impl<A: Art> Control<A> {
         handles.sort_unstable();
         for h in handles {
             let row = reg.threads.get_mut(&h).expect("listed");
-            let wanted = on && row.enabled != Some(false);
+            let wanted = on && row.may_trace();
             if wanted && row.pooled.is_none() {
                 start_pooled(row, p);
             } else if !wanted && row.pooled.is_some() {

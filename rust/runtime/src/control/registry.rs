@@ -4,6 +4,7 @@
 //! (`docs/protocol.md`, "Flush", for the lock order and why).
 
 use std::collections::HashMap;
+use std::sync::atomic::Ordering;
 
 use crate::anchors::Anchors;
 use crate::art::{block_at, Art, ThreadHandle};
@@ -55,6 +56,17 @@ pub(super) struct ThreadRow {
     pub(super) pooled: Option<Pooled>,
     /// Many-thread mode: the `seq` its next start continues from (after a stop of tracing).
     pub(super) next_seq: u32,
+    /// The control thread itself: never traced, whatever the commands say (it would be asked to
+    /// stop by itself, and a forced stop of itself resumes itself, which ART forbids).
+    pub(super) control: bool,
+}
+
+impl ThreadRow {
+    /// Whether tracing may include this thread (it still needs to be wanted: foreground, or
+    /// many-thread mode).
+    pub(super) fn may_trace(&self) -> bool {
+        !self.control && self.enabled != Some(false)
+    }
 }
 
 /// A thread traced in the pool (many-thread mode).
@@ -146,7 +158,7 @@ impl<A: Art> Control<A> {
         });
     }
 
-    /// A thread reports its own attach (`Thread::Init`, on the thread itself, holding no ART
+    /// A thread reports its own attach (after `Thread::Init`, on the thread itself, holding no ART
     /// lock, before it runs any Java code). In many-thread mode, with tracing on, it starts
     /// tracing here and now, under the registry lock as every start does, so that its first
     /// trace point (its `Thread.run()`, a task's begin) is recorded; otherwise it is queued as
@@ -169,7 +181,7 @@ impl<A: Art> Control<A> {
             return false;
         }
         match reg.threads.get_mut(&thread) {
-            Some(row) if row.enabled != Some(false) && row.pooled.is_none() => {
+            Some(row) if row.may_trace() && row.pooled.is_none() => {
                 start_pooled(row, p);
                 true
             }
@@ -204,10 +216,12 @@ impl<A: Art> Control<A> {
                         traced: None,
                         pooled: None,
                         next_seq: 0,
+                        control: false,
                     });
                     // Another tid: a new Thread at a freed one's address (idempotent otherwise).
                     row.tid = tid;
                     row.name = name;
+                    row.control = tid != 0 && tid == self.control_tid.load(Ordering::Relaxed);
                     if is_ui && row.last_fg == 0 {
                         row.last_fg = tick;
                     }

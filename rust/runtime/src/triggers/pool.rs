@@ -325,7 +325,7 @@ mod tests {
     /// whose numbering starts elsewhere, must not take them for its own older blocks.
     #[test]
     fn a_backfill_stops_at_the_blocks_an_earlier_thread_of_its_tid_left() {
-        let p = Pool::new(Mode::Bits64, G);
+        let p = Pool::new(Mode::Bits64, G).unwrap();
         let dead = ThreadBlock::default();
         pool::start(&dead, &p, 0);
         write(&p, &dead, 42, 4);
@@ -367,7 +367,7 @@ mod tests {
     /// Positions: in a block (the cursor at its end too), between blocks (the next `seq`), off.
     #[test]
     fn a_threads_position_follows_its_words() {
-        let p = Pool::new(Mode::Bits64, G);
+        let p = Pool::new(Mode::Bits64, G).unwrap();
         let b = ThreadBlock::default();
         assert!(matches!(position(&p, &b, 9, 0), At::Off));
         pool::start(&b, &p, 3);
@@ -403,7 +403,7 @@ mod tests {
             "a header from before the thread started"
         );
         // 32-bit: the limit is the block's end, which a cursor reaches.
-        let p = Pool::new(Mode::Bits32, G);
+        let p = Pool::new(Mode::Bits32, G).unwrap();
         let b = ThreadBlock::default();
         pool::start(&b, &p, 0);
         for i in 0..9 {
@@ -424,7 +424,7 @@ mod tests {
     /// block (or below where the reader is) is a gap.
     #[test]
     fn corrupt_words_are_never_read_out_of_a_block() {
-        let p = Pool::new(Mode::Bits64, G);
+        let p = Pool::new(Mode::Bits64, G).unwrap();
         let b = ThreadBlock::default();
         pool::start(&b, &p, 0);
         write(&p, &b, 9, 2);
@@ -482,7 +482,7 @@ mod tests {
     /// are looked up, and the way is a gap.
     #[test]
     fn a_way_longer_than_the_pool_is_a_gap_not_a_walk() {
-        let p = Pool::new(Mode::Bits64, G);
+        let p = Pool::new(Mode::Bits64, G).unwrap();
         let b = ThreadBlock::default();
         pool::start(&b, &p, 0);
         write(&p, &b, 9, 2);

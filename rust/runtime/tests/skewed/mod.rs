@@ -451,7 +451,7 @@ pub fn geometry(budget: usize, block_bytes: usize, active: usize) -> Geometry {
 /// stops every thread and measures.
 pub fn measure_pool(shape: Shape, g: Geometry, passes: u64, timeout: Duration) -> Metrics {
     let budget = (g.blocks * g.block_slots * 8) as u64;
-    let mut w = Workload::start(shape, Target::Pool(Pool::new(MODE, g)), budget);
+    let mut w = Workload::start(shape, Target::Pool(Pool::new(MODE, g).unwrap()), budget);
     w.run_until(passes * budget / 8, timeout);
     let ends = w.stop_all();
     let m = w.measure(&ends);

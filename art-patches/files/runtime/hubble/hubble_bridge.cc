@@ -139,8 +139,11 @@ void LoaderMethods(size_t loader, rust::Vec<uint64_t>& out) {
 void ClassLoaderUnloadingWithTable(Thread* self,
                                    LinearAlloc* alloc,
                                    const ClassTable* table) {
-  // ClassLinker::CleanupClassLoaders runs on the GC thread inside ReaderMutexLock(mutator_lock_)
-  // (ConcurrentCopying::ReclaimPhase) in a non-runnable state: the methods
+  // ClassLinker::CleanupClassLoaders runs on the GC thread in the collector's reclaim phase,
+  // after the system weaks are swept, holding the mutator lock (shared: every collector's
+  // RunPhases wraps its ReclaimPhase in a ReaderMutexLock; a non-concurrent SemiSpace runs it
+  // inside its pause, holding it exclusively) and none of the class linker's own locks (it
+  // releases classlinker_classes_lock_ and dex_lock_ before DeleteClassLoader). So the methods
   // are alive and may be read, and nothing below may wait for another mutator.
   Locks::mutator_lock_->AssertSharedHeld(self);
   MutexLock mu(self, *UnloadLock());

@@ -120,8 +120,8 @@ constexpr tp::Isa ToHubbleIsa(InstructionSet isa) {
 constexpr tp::Isa kHubbleIsa = ToHubbleIsa(kRuntimeISA);
 
 // Nterp is about to replace its frame with OSR code (NterpHotMethod returns OsrData): the frame's
-// exit, where that code writes none (tp::NterpOsrEndsFrame: x86 and x86_64 until they have
-// emitters).
+// exit, where that code writes none (tp::NterpOsrEndsFrame: an ISA whose nterp traces and whose
+// compiled code does not; none today, every ISA with nterp trace points has an emitter).
 ALWAYS_INLINE inline void TraceNterpFrameReplacedByOsr(Thread* self) {
   if (ART_HUBBLE_TRACING && tp::NterpOsrEndsFrame(kHubbleIsa)) {
     TraceExit(self);
@@ -162,8 +162,9 @@ ALWAYS_INLINE inline bool QuickFrameTracedItsEntry(const OatQuickMethodHeader* h
 
 // The exception unwinder pops a quick frame (compiled code or nterp) that gets no chance to run
 // its own exit trace point: its exit, if it wrote an entry. Native frames record their exit on the
-// JNI return path before the exception is delivered (generic JNI, 0022; compiled JNI stubs on
-// arm64/arm, 0025) or were never entered (x86, x86_64 stubs; @CriticalNative).
+// JNI return path before the exception is delivered (the generic JNI trampoline; compiled JNI
+// stubs on every ISA with an emitter: arm64, arm, x86_64, x86) or were never entered
+// (@CriticalNative, riscv64 stubs).
 ALWAYS_INLINE inline void TraceUnwoundQuickFrame(Thread* self,
                                                  ArtMethod* method,
                                                  const OatQuickMethodHeader* header,

@@ -25,6 +25,7 @@ pub mod memory;
 pub mod metrics;
 pub mod pool;
 pub mod props;
+pub mod reuse;
 pub mod ring;
 pub mod symbols;
 mod sync;

@@ -15,11 +15,23 @@ pub const MAX_CACHED: usize = 1 << 20;
 #[derive(Default)]
 pub struct Symbols {
     live: Map<Arc<str>>,
-    /// Pointer → (name, unload epoch): the method died when the epoch was `epoch`; rings whose
-    /// window started at or before that epoch may still hold the pointer and must use this name,
-    /// never dereference it.
-    dead: Map<(Arc<str>, u64)>,
+    /// Pointer → the methods that died at that address, oldest first: ART hands a dead loader's
+    /// arenas back, so a later loader's method may take the same address and die in turn. A
+    /// record names the first of them that died after it was written, or the live method.
+    dead: Map<Vec<Dead>>,
     epoch: u64,
+}
+
+/// A method of an unloaded class loader.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dead {
+    /// Its name, resolved while it was alive.
+    pub name: Arc<str>,
+    /// The unload epoch it died in: windows that started at or before it may hold it.
+    pub epoch: u64,
+    /// The timer (the counter the trace points read, all 64 bits) when its loader was
+    /// unloaded: every record of it was written before, none of a later method at its address.
+    pub at: u64,
 }
 
 impl Symbols {
@@ -28,11 +40,12 @@ impl Symbols {
         self.epoch
     }
 
-    /// The name for a pointer found in a window that started at `window_epoch`, if known.
+    /// The name for a pointer found in a window that started at `window_epoch`, if known: the
+    /// first method that died at that address since, else the live one.
     pub fn lookup(&self, pointer: u64, window_epoch: u64) -> Option<Arc<str>> {
-        if let Some((name, died)) = self.dead.get(&pointer) {
-            if *died >= window_epoch {
-                return Some(name.clone());
+        if let Some(gens) = self.dead.get(&pointer) {
+            if let Some(d) = gens.iter().find(|d| d.epoch >= window_epoch) {
+                return Some(d.name.clone());
             }
         }
         self.live.get(&pointer).cloned()
@@ -46,34 +59,45 @@ impl Symbols {
         self.live.insert(pointer, name);
     }
 
-    /// A class loader is being unloaded: `names` are its methods, resolved while still valid
-    /// (windows that started before now name them from here, never through ART); `owned` is
-    /// every method it owns (evicted from the live cache, since the addresses may be reused by
-    /// methods of a later loader).
-    pub fn unload(&mut self, owned: &[u64], names: Vec<(u64, Arc<str>)>) {
+    /// A class loader is being unloaded at timer value `at`: `names` are its methods, resolved
+    /// while still valid (windows that started before now name them from here, never through
+    /// ART); `owned` is every method it owns (evicted from the live cache, since the addresses
+    /// may be reused by methods of a later loader).
+    pub fn unload(&mut self, owned: &[u64], names: Vec<(u64, Arc<str>)>, at: u64) {
         for p in owned {
             self.live.remove(p);
         }
         for (p, name) in names {
-            self.dead.insert(p, (name, self.epoch));
+            self.dead.entry(p).or_default().push(Dead {
+                name,
+                epoch: self.epoch,
+                at,
+            });
         }
         self.epoch += 1;
     }
 
     /// Forgets dead names no window can contain any more: every ring restarted after `oldest`.
     pub fn prune_dead(&mut self, oldest_window_epoch: u64) {
-        self.dead
-            .retain(|_, (_, died)| *died >= oldest_window_epoch);
+        self.dead.retain(|_, gens| {
+            gens.retain(|d| d.epoch >= oldest_window_epoch);
+            !gens.is_empty()
+        });
     }
 
-    /// Number of dead-loader names kept.
+    /// Number of dead-method names kept (every generation of every address).
     pub fn dead_len(&self) -> usize {
-        self.dead.len()
+        self.dead.values().map(Vec::len).sum()
     }
 
     /// Whether `pointer` has a dead-loader name (of any epoch).
     pub fn has_dead(&self, pointer: u64) -> bool {
         self.dead.contains_key(&pointer)
+    }
+
+    /// The methods that died at `pointer`, oldest first (empty if none).
+    pub fn dead_at(&self, pointer: u64) -> &[Dead] {
+        self.dead.get(&pointer).map_or(&[], Vec::as_slice)
     }
 
     /// Keeps only the dead-loader names whose pointer `keep` says may still be read.
@@ -207,9 +231,9 @@ mod tests {
         let mut s = Symbols::default();
         assert_eq!(s.epoch(), 0);
         s.insert(0x10, name("live"));
-        s.unload(&[0x10, 0x18], vec![(0x10, name("a.dead"))]);
+        s.unload(&[0x10, 0x18], vec![(0x10, name("a.dead"))], 100);
         assert_eq!(s.epoch(), 1);
-        s.unload(&[0x20], vec![(0x20, name("b.dead"))]);
+        s.unload(&[0x20], vec![(0x20, name("b.dead"))], 200);
         assert_eq!(s.epoch(), 2);
         assert_eq!(s.lookup(0x10, 0).as_deref(), Some("a.dead"));
         assert_eq!(s.lookup(0x10, 1), None, "a window started after the unload");
@@ -221,5 +245,26 @@ mod tests {
         assert!(!s.has_dead(0x10) && s.has_dead(0x20));
         s.retain_dead(|p| p != 0x20);
         assert_eq!(s.dead_len(), 0);
+    }
+
+    /// Two loaders' methods died at one address in turn: a window that started before both
+    /// names the first (the second overwrote it before), one started between them the second.
+    #[test]
+    fn an_address_reused_and_unloaded_again_keeps_both_names() {
+        let mut s = Symbols::default();
+        s.unload(&[0x10], vec![(0x10, name("A.m"))], 100);
+        s.unload(&[0x10], vec![(0x10, name("B.m"))], 200);
+        assert_eq!(s.lookup(0x10, 0).as_deref(), Some("A.m"));
+        assert_eq!(s.lookup(0x10, 1).as_deref(), Some("B.m"));
+        assert_eq!(s.lookup(0x10, 2), None);
+        assert_eq!(s.dead_len(), 2);
+        let at: Vec<u64> = s.dead_at(0x10).iter().map(|d| d.at).collect();
+        assert_eq!(at, [100, 200]);
+        s.prune_dead(1);
+        assert_eq!(
+            s.lookup(0x10, 0).as_deref(),
+            Some("B.m"),
+            "A's window is gone"
+        );
     }
 }

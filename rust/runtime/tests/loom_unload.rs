@@ -75,7 +75,7 @@ fn model(check_generation: bool) {
                 {
                     let _l = art.unload_lock.lock().unwrap();
                     let named = vec![(DEAD, StdArc::<str>::from("dead.m()"))];
-                    cell.with(|s| s.unload(&[DEAD], named));
+                    cell.with(|s| s.unload(&[DEAD], named, 0));
                     art.generation.fetch_add(1, Ordering::Release);
                 }
                 art.freed.store(true, Ordering::Release);

@@ -715,3 +715,51 @@ fn the_control_thread_is_never_traced_nor_stopped_by_itself() {
         c.thread_detached(h);
     }
 }
+
+/// A plugin's loader unloaded and a new one allocated at the same place (ART hands the arenas
+/// back): the method at the reused address ran before the unload as A's and after it as B's.
+/// The flush names each record by its time: B's under the pointer (ART's name for it now), A's
+/// under the alias (the pointer | 2) with the name saved at the unload. The pool flush used to
+/// name every record A's, for as long as B ran (the dead name was never pruned: B's records
+/// kept its pointer in the pool).
+#[test]
+fn a_method_at_an_address_a_dead_loader_had_is_named_by_when_it_ran() {
+    let (c, files) = pool_control(Duration::from_secs(20));
+    let t = FakeThread::new();
+    c.thread_attached(t.handle(), 22, "t", false);
+    c.start_tracing().unwrap();
+    let p = c.pool().unwrap();
+    let loader = 0x7000_0000usize;
+    let m = FakeArt::loader_methods_of(loader)[3];
+    let mut wrote = Vec::new();
+    let call = |wrote: &mut Vec<Rec>| {
+        t.to_runnable();
+        let t0 = c.art().timer();
+        assert!(t.pool_entry(p, 22, m, t0));
+        let t1 = c.art().timer();
+        assert!(t.pool_exit(p, 22, t1));
+        t.to_native();
+        wrote.push((true, m, t0));
+        wrote.push((false, 0, t1));
+    };
+    call(&mut wrote);
+    c.art().unload(loader, |l| {
+        c.class_loader_unloading(l);
+    });
+    c.art().reuse_loader(loader, &[(m, "void B.run()")]);
+    call(&mut wrote);
+    let path = c.flush(0, "after").unwrap().path.unwrap();
+    let (trace, got) = records_by_tid(&files, &path);
+    let Trace::Threads(file) = &trace else {
+        panic!("not a version 4 file")
+    };
+    assert_eq!(file.symbols[&m], "void B.run()", "B's records");
+    assert_eq!(file.symbols[&(m | 2)], FakeArt::name_of(m), "A's records");
+    let alias = m | hubble_runtime::reuse::ALIAS_BIT;
+    let expected: Vec<Rec> = wrote
+        .iter()
+        .enumerate()
+        .map(|(i, &(e, meth, ts))| (e, if i == 0 { alias } else { meth }, ts))
+        .collect();
+    assert_eq!(got[&22], expected);
+}

@@ -135,9 +135,27 @@ impl<A: Art> Control<A> {
         for s in &streams {
             flush::distinct_methods(&s.slots, self.config.mode, &mut distinct)?;
         }
-        // The pool may hold records from before any unload so far: epoch 0 takes every dead
-        // loader's name from the cache, never from ART.
-        let symbols = self.symbolize_pointers(distinct, 0);
+        // The pool may hold records from before any unload so far, and records of a later
+        // method at a dead one's address: each record's time says which
+        // (crate::reuse::split_reused). A method that dies after this look is named from the
+        // cache at its epoch, never through ART.
+        let (epoch, dead) = self.dead_generations(&distinct);
+        let decided = crate::reuse::split_reused(
+            &mut streams,
+            &dead,
+            header.reference_counter,
+            self.config.mode,
+        );
+        if decided
+            .iter()
+            .any(|(p, _)| p & crate::reuse::ALIAS_BIT != 0)
+        {
+            distinct = DistinctPointers::default();
+            for s in &streams {
+                flush::distinct_methods(&s.slots, self.config.mode, &mut distinct)?;
+            }
+        }
+        let symbols = self.symbolize_pointers_with(distinct, epoch, &decided);
         let symbols: std::collections::BTreeMap<u64, String> = symbols
             .into_iter()
             .map(|(p, name)| (p, name.to_string()))

@@ -33,12 +33,31 @@ impl<A: Art> Control<A> {
         distinct: DistinctPointers,
         window_epoch: u64,
     ) -> Vec<(u64, Arc<str>)> {
+        self.symbolize_pointers_with(distinct, window_epoch, &[])
+    }
+
+    /// [`Control::symbolize_pointers`] where `decided` (sorted by pointer) already names some of
+    /// them ([`crate::reuse::split_reused`]).
+    pub(super) fn symbolize_pointers_with(
+        &self,
+        distinct: DistinctPointers,
+        window_epoch: u64,
+        decided: &[(u64, Arc<str>)],
+    ) -> Vec<(u64, Arc<str>)> {
         // The file wants the pointers in order: sorting them bare moves 8 bytes an element,
         // sorting (pointer, name) pairs afterwards 24.
         let mut pointers: Vec<u64> = distinct.iter().collect();
         drop(distinct);
         pointers.sort_unstable();
-        let mut names: Vec<Option<Arc<str>>> = vec![None; pointers.len()];
+        let mut names: Vec<Option<Arc<str>>> = pointers
+            .iter()
+            .map(|p| {
+                decided
+                    .binary_search_by_key(p, |(q, _)| *q)
+                    .ok()
+                    .map(|i| decided[i].1.clone())
+            })
+            .collect();
         resolve_missing(
             &self.symbols,
             &ArtResolver(&self.art),
@@ -82,7 +101,8 @@ impl<A: Art> Control<A> {
             .zip(names.into_iter().map(Arc::from))
             .collect();
         let n = named.len();
-        lock(&self.symbols).unload(&owned, named);
+        let at = self.art.timer();
+        lock(&self.symbols).unload(&owned, named, at);
         self.stats
             .unloaded_names
             .fetch_add(n as u64, Ordering::Relaxed);
@@ -125,6 +145,33 @@ impl<A: Art> Control<A> {
             "hubble: dead-loader names {before} -> {} (the rest are in no ring)",
             sym.dead_len()
         );
+    }
+
+    /// The methods that died at each of `distinct`'s addresses (those with any), and the
+    /// symbol epoch before the first was read: a later unload is then found by a lookup at that
+    /// epoch, never resolved through ART. In chunks, so the GC's unload hook never waits for
+    /// more than one chunk's lookups.
+    pub(super) fn dead_generations(
+        &self,
+        distinct: &DistinctPointers,
+    ) -> (
+        u64,
+        std::collections::HashMap<u64, Vec<crate::symbols::Dead>>,
+    ) {
+        let pointers: Vec<u64> = distinct.iter().collect();
+        let mut epoch = None;
+        let mut dead = std::collections::HashMap::new();
+        for chunk in pointers.chunks(crate::symbols::RESOLVE_CHUNK) {
+            let sym = lock(&self.symbols);
+            epoch.get_or_insert(sym.epoch());
+            for &p in chunk {
+                let gens = sym.dead_at(p);
+                if !gens.is_empty() {
+                    dead.insert(p, gens.to_vec());
+                }
+            }
+        }
+        (epoch.unwrap_or_else(|| lock(&self.symbols).epoch()), dead)
     }
 
     /// Dead-loader names kept (for tests and logs).

@@ -11,6 +11,7 @@
  */
 #include <sys/mman.h>
 
+#include "entrypoints/runtime_asm_entrypoints.h"
 #include "glue_test.h"
 #include "hubble/hubble_bridge.h"
 #include "hubble/task_hooks.h"
@@ -19,6 +20,7 @@
 #include "interpreter/shadow_frame-inl.h"
 #include "lock_word.h"
 #include "mirror/object-inl.h"
+#include "thread_list.h"
 
 namespace {
 
@@ -168,6 +170,32 @@ GLUE_TEST(a_debuggable_process_gets_no_task_records) {
       art::Runtime::RuntimeDebugState::kJavaDebuggableAtInit);
   GLUE_CHECK(art::hubble::InstallTaskRecords(self) == 0, "task records in a debuggable process");
   GLUE_CHECK(art::hubble::gTaskMethodCount.load() == 0, "the table was published");
+}
+
+// The JIT zygote's remap (Jit::MapBootImageMethods, under ScopedSuspendAll in RunPollingThread)
+// puts the zygote's entry points back into the boot image's methods: the hook right after it
+// points every published task method at the interpreter bridge again (before it, their records
+// silently stopped), and leaves one already there as it is.
+GLUE_TEST(the_jit_zygote_remap_leaves_the_task_methods_interpreted) {
+  StartUp();
+  AttachAndRegister("BootImagePollingThread");
+  alignas(16) static uint8_t storage[2][sizeof(art::ArtMethod)];
+  art::ArtMethod* remapped = new (storage[0]) art::ArtMethod();
+  art::ArtMethod* kept = new (storage[1]) art::ArtMethod();
+  const void* bridge = art::GetQuickToInterpreterBridge();
+  const void* zygote_code = reinterpret_cast<const void*>(0x7000'1000);
+  remapped->SetEntryPointFromQuickCompiledCode(zygote_code);
+  kept->SetEntryPointFromQuickCompiledCode(bridge);
+  art::ArtMethod* found[] = {remapped, kept};
+  int rows[] = {0, 1};
+  art::hubble::PublishTaskMethods(found, rows, 2);
+  {
+    art::ScopedSuspendAll ssa("the remap");
+    art::hubble::OnBootImageMethodsRemapped();
+  }
+  GLUE_CHECK(remapped->GetEntryPointFromQuickCompiledCode() == bridge,
+             "a task method runs the zygote's compiled code after the remap");
+  GLUE_CHECK(kept->GetEntryPointFromQuickCompiledCode() == bridge, "the other one moved");
 }
 
 }  // namespace

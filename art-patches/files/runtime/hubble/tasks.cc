@@ -25,12 +25,14 @@
 #include "base/logging.h"
 #include "class_linker.h"
 #include "dex/signature.h"
+#include "entrypoints/runtime_asm_entrypoints.h"
 #include "gc/collector_type.h"
 #include "gc/gc_cause.h"
 #include "gc/scoped_gc_critical_section.h"
 #include "hubble/task_hooks.h"
 #include "hubble/task_methods.h"
 #include "instrumentation.h"
+#include "jit/jit.h"
 #include "mirror/class-inl.h"
 #include "runtime.h"
 #include "scoped_thread_state_change-inl.h"
@@ -104,6 +106,11 @@ size_t InstallTaskRecords(Thread* self) {
   // DeoptimizeMethod; JVMTI's ScopedDeoptimizationContext): no GC running, every thread
   // suspended, then Instrumentation::Deoptimize. A frame of one of these methods already
   // running compiled code finishes there without a record; every later entry is interpreted.
+  // The JIT is drained and held first: a compilation of one of them already under way would
+  // commit after the deoptimization, and with no entry/exit hooks installed (a non-debuggable
+  // process) UpdateMethodsCode's fast path would point the method back at compiled code; a
+  // compilation asked for later sees IsDeoptimized and declines.
+  jit::ScopedJitSuspend no_compilation_in_flight;
   {
     gc::ScopedGCCriticalSection gcs(self, gc::kGcCauseInstrumentation,
                                     gc::kCollectorTypeInstrumentation);
@@ -121,6 +128,18 @@ size_t InstallTaskRecords(Thread* self) {
   LOG(INFO) << "hubble: task records from " << found << " of " << kNumTaskMethods
             << " framework methods";
   return found;
+}
+
+void OnBootImageMethodsRemapped() {
+  Locks::mutator_lock_->AssertExclusiveHeld(Thread::Current());
+  const size_t count = gTaskMethodCount.load(std::memory_order_acquire);
+  const void* bridge = GetQuickToInterpreterBridge();
+  for (size_t i = 0; i < count; ++i) {
+    ArtMethod* method = gTaskMethods[i];
+    if (method->GetEntryPointFromQuickCompiledCode() != bridge) {
+      method->SetEntryPointFromQuickCompiledCode(bridge);
+    }
+  }
 }
 
 bool WritesTaskRecord(ArtMethod* method) {

@@ -47,6 +47,11 @@ namespace hubble {
 size_t InstallTaskRecords(Thread* self)
     REQUIRES(!Locks::mutator_lock_, !Locks::thread_list_lock_);
 
+// JIT zygote (Jit::MapBootImageMethods, every other thread suspended): the boot image's methods
+// section was just replaced by the zygote's pages, whose entry points are the zygote's compiled
+// code; the table's methods go back to the interpreter bridge, their deoptimization stands.
+void OnBootImageMethodsRemapped() REQUIRES(Locks::mutator_lock_);
+
 // Whether `method` is one of the table's: the optimizing compiler's inliner leaves its calls as
 // calls (an inlined copy would be entered without its record).
 bool WritesTaskRecord(ArtMethod* method) REQUIRES_SHARED(Locks::mutator_lock_);

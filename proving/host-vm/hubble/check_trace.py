@@ -91,8 +91,11 @@ def main():
     counted = ", ".join(f"{t + ' ' if t else ''}{m} {n}"
                         for (t, m), n in sorted(want_calls.items(), key=lambda kv: (kv[0][0] or "", kv[0][1])))
     methods = len({m for (t, m) in calls if t is None})
+    reused = re.search(r"^reused:\s+(\d+)", info, re.M)
     print(f"check_trace: {os.path.basename(trace)}: {counted} as counted; {methods} methods, "
-          f"all resolved; {before} exits of frames older than the window")
+          f"all resolved; {before} exits of frames older than the window"
+          + (f"; {reused.group(1)} methods of an unloaded loader named apart from a later method "
+             "at their address" if reused else ""))
 
 
 if __name__ == "__main__":

@@ -143,18 +143,10 @@ struct Workload {
     names: BTreeMap<u32, String>,
 }
 
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
+use hubble_testkit::Rng;
 
 fn build(seed: u64) -> Workload {
-    let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let mut rng = Rng::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let units = vec![
         Unit {
             queue: 0x0a5e_0001,

@@ -133,6 +133,7 @@ fn threads(path: &std::path::Path, runs: &[input::LoadedRun]) -> Result<()> {
         all_methods.len(),
         all_methods.difference(&named).count()
     );
+    print_aliases(named.iter().copied());
     print_tasks(runs.iter().map(|r| tasks(&r.loaded.decoded.events)).sum());
     Ok(())
 }
@@ -190,11 +191,25 @@ fn single(loaded: &input::Loaded) -> Result<()> {
         methods.len(),
         loaded.file.symbols.len()
     );
+    print_aliases(loaded.file.symbols.keys().copied());
     print_tasks(tasks(events));
     if loaded.decoded.dropped_half_record {
         println!("note:            a two-slot record cut by the wrap was dropped");
     }
     Ok(())
+}
+
+/// Says how many methods of unloaded class loaders the runtime wrote under an alias (their
+/// address | 2) because a later method took their address (docs/trace-format.md); nothing when
+/// none did.
+fn print_aliases(symbols: impl Iterator<Item = u64>) {
+    let n = symbols.filter(|p| p & 2 != 0).count();
+    if n > 0 {
+        println!(
+            "reused:          {n} methods of unloaded class loaders whose address a later method \
+             took (named apart, under their address | 2)"
+        );
+    }
 }
 
 /// The lines every file version prints alike: trigger reason, metadata, ISA mode.

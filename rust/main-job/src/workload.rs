@@ -187,19 +187,7 @@ pub struct Shape {
     pub slow: Option<(&'static str, u64)>,
 }
 
-/// xorshift64*: deterministic, so a failing run reproduces with its seed.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
+use hubble_testkit::Rng;
 
 struct Gen {
     w: Workload,
@@ -620,7 +608,7 @@ pub fn generate(shape: Shape) -> Workload {
             max_depth: 0,
             work_iterations: 0,
         },
-        rng: Rng(shape.seed | 1),
+        rng: Rng::new(shape.seed | 1),
         depth: 0,
         shape,
     };

@@ -6,22 +6,14 @@ use hubble_format::{Mode, RingWriter};
 use hubble_runtime::block::{self, ThreadBlock};
 use hubble_runtime::ring::Ring;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
+use hubble_testkit::Rng;
 
 fn run(mode: Mode, seed: u64, ops: usize) {
     let ring = Ring::new(4096).unwrap();
     let slots = ring.slots();
     let blk = ThreadBlock::default();
     let mut reference = RingWriter::new(mode, slots.slots.len());
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut ts = 100u32;
     block::start(&blk, slots, mode, 0, ts);
     reference.start(ts);

@@ -338,7 +338,7 @@ fn concurrent_writers_never_get_a_duration_no_call_had() {
             c.thread_attached(t.handle(), tid, "w", false);
             std::thread::spawn(move || {
                 let p = c.pool().unwrap();
-                let mut rng = stream::Rng(0x9e37_79b9_7f4a_7c15u64 ^ u64::from(tid));
+                let mut rng = stream::Rng::new(0x9e37_79b9_7f4a_7c15u64 ^ u64::from(tid));
                 t.to_runnable();
                 let mut mine = Vec::new();
                 for _ in 0..rounds {

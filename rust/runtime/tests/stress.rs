@@ -76,7 +76,7 @@ fn stress_start_stop_flush() {
         std::thread::yield_now();
     }
     let mut checks: Vec<Check> = (0..2).map(|_| Check::default()).collect();
-    let mut rng = stream::Rng(12345);
+    let mut rng = stream::Rng::new(12345);
     let started = Instant::now();
     let mut timeouts = 0u64;
     for _ in 0..cycles {

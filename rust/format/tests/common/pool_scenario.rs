@@ -57,22 +57,7 @@ pub struct Scenario {
     pub timer_hz: u64,
 }
 
-/// xorshift64*: deterministic, no dependency.
-pub struct Rng(u64);
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.max(1))
-    }
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+pub use hubble_testkit::Rng;
 
 pub const MAIN: u32 = 100;
 pub const WORKER: u32 = 200;

@@ -306,20 +306,4 @@ pub fn blob_command(which: &str, blob: &Blob) -> String {
     format!("blob {which} {} {hex}\n", blob.out_of_line)
 }
 
-/// A small deterministic generator (tests derive expectations from the reference writer).
-pub struct Rng(pub u64);
-
-impl Rng {
-    /// Next 64 random bits (splitmix64).
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// Uniform below `n`.
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n
-    }
-}
+pub use hubble_testkit::Rng;

@@ -69,7 +69,7 @@ fn add(stats: &mut Stats, path: String, executed: u64) {
 }
 
 fn method(rng: &mut Rng, isa: Isa, wide: bool) -> u64 {
-    let x = rng.next_u64();
+    let x = rng.next();
     match (isa, wide) {
         (Isa::X86_64, true) => (x | (1 << (32 + (x >> 59)))) & !3,
         _ => (x & 0xffff_fffc) | 0x10,
@@ -110,7 +110,7 @@ fn script(s: &Setup, rng: &mut Rng) -> Vec<Op> {
         s.slots
     };
     let mut sim = RingWriter::new(mode, s.slots);
-    let mut ts = rng.next_u64() & 0xffff_ffff_0000_0000 | 0xfff0_0000; // wraps its low half early
+    let mut ts = rng.next() & 0xffff_ffff_0000_0000 | 0xfff0_0000; // wraps its low half early
     let mut ops = vec![Op::Entry(method(rng, s.isa, false), ts), Op::Exit(ts)];
     sim.start(0x1234_5678);
     ops.push(Op::Start(0x1234_5678));
@@ -174,7 +174,7 @@ fn run_scenario(s: &Setup, entry: &Blob, exit: &Blob) -> Stats {
     };
     let ptr = if isa == Isa::X86 { 4 } else { 8 };
     let o = blobs().offsets[&ptr];
-    let mut rng = Rng(s.seed);
+    let mut rng = Rng::new(s.seed);
     let ops = script(s, &mut rng);
     let method_reg = isa.reg(s.method);
     // The cursor and what the counter read writes: RAX/EAX (0), RDX/EDX (2), RCX/ECX (1).

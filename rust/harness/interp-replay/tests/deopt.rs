@@ -488,19 +488,7 @@ fn deoptimized_frames_that_are_osred_are_balanced() {
     assert_balanced(&osr_cases());
 }
 
-/// xorshift64*: deterministic, no dependency.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use hubble_testkit::Rng;
 
 /// Random programs: methods call only higher-numbered methods (no recursion), mixing every kind,
 /// handlers, OSR code, inlining, throws, forced-interpreter throws and both deoptimizations.
@@ -552,7 +540,7 @@ fn random_program(rng: &mut Rng) -> String {
 }
 
 fn random_cases() -> Vec<(String, String)> {
-    let mut rng = Rng(0x0a5d_e0b7);
+    let mut rng = Rng::new(0x0a5d_e0b7);
     (0..300)
         .map(|i| (format!("random program {i}"), random_program(&mut rng)))
         .collect()

@@ -58,7 +58,7 @@ enum Kind {
 }
 
 fn check(cmd: &[String], mode: Mode, slots: usize, seed: u64, ops: usize) {
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng::new(seed | 1);
     let mut w = RingWriter::new(mode, slots);
     let mut kinds = vec![Kind::Untouched; slots];
     let (mut running, mut stop_req, mut published) = (false, false, 0u64);

@@ -110,19 +110,7 @@ impl Model {
     }
 }
 
-/// xorshift64*: deterministic, no dependency.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use hubble_testkit::Rng;
 
 fn method(rng: &mut Rng, mode: Mode) -> u64 {
     let m = match rng.below(3) {
@@ -141,7 +129,7 @@ fn check(mode: Mode, slots: usize, seed: u64, ops: usize) {
 }
 
 fn check_with(exe: &std::path::Path, mode: Mode, slots: usize, seed: u64, ops: usize) {
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng::new(seed | 1);
     let mut model = Model::new(mode, slots);
     let bits = if mode == Mode::Bits64 { 64 } else { 32 };
     let mut script = format!("mode {bits}\nslots {slots}\n");

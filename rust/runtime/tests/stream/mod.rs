@@ -11,15 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use hubble_format::Record;
 use hubble_runtime::testing::FakeThread;
 
-pub struct Rng(pub u64);
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
+pub use hubble_testkit::Rng;
 
 /// The method at `depth`: one slot below 2^32, or a wide entry above it.
 pub fn method(depth: u32, wide: bool) -> u64 {
@@ -49,7 +41,7 @@ pub fn run_traced(
     wide_entries: bool,
     mut point: impl FnMut(Option<u64>, u32) -> bool,
 ) {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut depth = 0u32;
     let mut seq = SEQ_START;
     t.to_runnable();

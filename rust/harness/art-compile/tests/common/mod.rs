@@ -48,22 +48,7 @@ pub fn corpus_dex(dir: &Path) -> PathBuf {
     out
 }
 
-/// A small deterministic PRNG (xorshift64*), so failures reproduce.
-pub struct Rng(u64);
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed | 1)
-    }
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+pub use hubble_testkit::Rng;
 
 /// `desc` compiled for arm64, thumb2, x86_64 and x86, traced and untraced (outputs under `dir`); its
 /// shorty must be the Java twin's.

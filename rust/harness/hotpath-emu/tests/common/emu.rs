@@ -16,22 +16,7 @@ pub const CODE: u64 = 0x10_0000;
 const CODE_STRIDE: u64 = 0x1000;
 const CODE_SIZE: u64 = 0x1_0000;
 
-/// A small deterministic PRNG (xorshift64*), so failures reproduce.
-pub struct Rng(u64);
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed | 1)
-    }
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+pub use hubble_testkit::Rng;
 
 /// What the hooks saw during one run.
 #[derive(Default)]

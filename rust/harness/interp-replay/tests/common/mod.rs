@@ -7,19 +7,7 @@ use hubble_format::pool::{Geometry, PoolWriter};
 use hubble_format::pool_traffic::{self as traffic, Traffic};
 use hubble_format::slot::Mode;
 
-/// A small deterministic generator for the replays' own random programs (xorshift64*).
-pub struct Rng(pub u64);
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+pub use hubble_testkit::Rng;
 
 /// One trace point: thread index, method (entries), counter; or a task record after an entry
 /// (thread, kind, task, queue, counter: only the C++ trace point writes them).
@@ -59,7 +47,7 @@ pub fn traffic(mode: Mode, threads: usize, steps: usize, seed: u64) -> Vec<Op> {
 /// `ops` with a task record after about one entry in four, on the entry's thread at its counter
 /// (identities of up to 28 bits).
 pub fn with_tasks(ops: Vec<Op>, seed: u64) -> Vec<Op> {
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng::new(seed | 1);
     let mut out = Vec::with_capacity(ops.len() * 5 / 4);
     for op in ops {
         out.push(op);

@@ -1,4 +1,5 @@
-//! Loading inputs: trace files, raw ring dumps, symbol tables. Every error names the file.
+//! Loading inputs: trace files, raw ring dumps, symbol tables. Every error names the file;
+//! names are deobfuscated here (`--mapping`, [`crate::deobf`]) before anything reads them.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -33,7 +34,9 @@ pub struct LoadedRun {
 /// Reads, verifies and decodes a trace file of any version.
 pub fn load_any(path: &Path) -> Result<Any> {
     let name = || format!("{}", path.display());
-    match Trace::read(path).with_context(name)? {
+    let mut trace = Trace::read(path).with_context(name)?;
+    crate::deobf::apply(&mut trace, None, &name())?;
+    match trace {
         Trace::Single(file) => {
             let decoded = file.decode_events().with_context(name)?;
             Ok(Any::Single(Box::new(Loaded {
@@ -103,7 +106,11 @@ pub fn load_raw(raw: &RawRing<'_>) -> Result<Loaded> {
     let decoded = hubble_format::decode_events(&view, raw.mode, raw.reference)
         .with_context(|| format!("{name}"))?;
     let symbols = match raw.symbols {
-        Some(path) => read_symbols_tsv(path)?,
+        Some(path) => {
+            let mut symbols = read_symbols_tsv(path)?;
+            crate::deobf::apply_symbols(&mut symbols, None, &path.display().to_string())?;
+            symbols
+        }
         None => BTreeMap::new(),
     };
     let (older, newer) = view.pieces();

@@ -3,6 +3,11 @@
 
 mod analyze;
 mod decode;
+#[cfg(feature = "deobf")]
+mod deobf;
+#[cfg(not(feature = "deobf"))]
+#[path = "deobf_absent.rs"]
+mod deobf;
 mod export;
 mod fleet;
 mod info;
@@ -28,6 +33,11 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// ProGuard/R8 mapping file: every method name printed or written is deobfuscated
+    /// (docs/deobfuscation.md). `VERSION=FILE` applies to the traces whose `app.version` is
+    /// VERSION (repeat it for several versions); a plain FILE to every other trace.
+    #[arg(long, global = true, value_name = "[VERSION=]FILE")]
+    mapping: Vec<String>,
 }
 
 #[derive(Subcommand)]
@@ -62,7 +72,28 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
+    let result = run(cli);
+    for line in deobf::messages() {
+        eprintln!("{line}");
+    }
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("hubble: error: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    if !cli.mapping.is_empty() && matches!(cli.command, Command::Fleet { .. }) {
+        anyhow::bail!(
+            "--mapping: fleet tables hold the names `export --format parquet` and `summary \
+             --parquet` wrote; give --mapping to those (docs/deobfuscation.md)"
+        );
+    }
+    deobf::init(&cli.mapping)?;
+    match cli.command {
         Command::Info(args) => info::run(args),
         Command::Decode(args) => decode::run(args),
         Command::Export(args) => export::run(args),
@@ -72,12 +103,5 @@ fn main() -> ExitCode {
         Command::Summary(args) => analyze::run_summary(args),
         Command::Tasks(args) => analyze::run_tasks(args),
         Command::Fleet { args } => fleet::run(&args),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("hubble: error: {error:#}");
-            ExitCode::from(2)
-        }
     }
 }

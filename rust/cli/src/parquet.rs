@@ -49,6 +49,8 @@ const ROWS_PER_PART: usize = 1 << 20;
 /// Returns an error (after exporting what could be) if any input failed.
 pub fn export(files: &[PathBuf], out: &Path, meta: &[String]) -> Result<()> {
     let meta = &parse_meta(meta)?;
+    // A mapping that cannot be read would fail every file: an error before any.
+    crate::deobf::ready()?;
     let mut tables = TraceTables::new();
     let mut ids = Vec::new();
     let (mut exported, mut failed) = (0usize, 0usize);
@@ -56,8 +58,15 @@ pub fn export(files: &[PathBuf], out: &Path, meta: &[String]) -> Result<()> {
         let added = (|| -> Result<()> {
             let bytes =
                 std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
-            let trace = Trace::parse(&bytes).with_context(|| format!("{}", path.display()))?;
+            let mut trace = Trace::parse(&bytes).with_context(|| format!("{}", path.display()))?;
             let name = path.display().to_string();
+            // Names are deobfuscated here, at export, so the tables hold source names for
+            // every engine that reads them (docs/deobfuscation.md).
+            crate::deobf::apply(
+                &mut trace,
+                meta.get("app.version").map(String::as_str),
+                &name,
+            )?;
             let id = trace_id(&bytes);
             let windows: Vec<(TraceFile, String)> = match trace {
                 Trace::Single(file) => vec![(file, id.clone())],
@@ -84,6 +93,9 @@ pub fn export(files: &[PathBuf], out: &Path, meta: &[String]) -> Result<()> {
             Ok(())
         })();
         if let Err(e) = added {
+            if crate::deobf::is_bad_mapping(&e) {
+                return Err(e);
+            }
             eprintln!("hubble: skipped: {e:#}");
             failed += 1;
         }
@@ -156,13 +168,15 @@ pub fn summaries(
     meta: &[String],
 ) -> Result<()> {
     let meta = &parse_meta(meta)?;
+    crate::deobf::ready()?;
     let mut tables = SummaryTables::new();
     let mut names = Vec::new();
     let mut failed = 0usize;
     for path in files {
         let added = (|| -> Result<()> {
             // Every run of a version 4 file: one summary of the process's threads.
-            let loaded = crate::peers_input::load(path)?;
+            let loaded =
+                crate::peers_input::load(path, meta.get("app.version").map(String::as_str))?;
             let name = path.display().to_string();
             // The chains' window ends at the flush for every run, as `hubble summary` has it.
             let report = summary::summarize_before(
@@ -178,6 +192,9 @@ pub fn summaries(
             Ok(())
         })();
         if let Err(e) = added {
+            if crate::deobf::is_bad_mapping(&e) {
+                return Err(e);
+            }
             eprintln!("hubble: skipped: {e:#}");
             failed += 1;
         }

@@ -68,7 +68,7 @@ pub fn load_all(paths: &[PathBuf]) -> Result<Vec<Loaded>> {
         if let Some(bar) = &bar {
             bar.set_message(path.display().to_string());
         }
-        let mut loaded = load(path)?;
+        let mut loaded = load(path, None)?;
         let first = threads;
         for l in &mut loaded {
             l.thread += first;
@@ -86,9 +86,11 @@ pub fn load_all(paths: &[PathBuf]) -> Result<Vec<Loaded>> {
 }
 
 /// Reads and verifies one file: one input, or one per run of a version 4 file, with thread
-/// numbers from 0.
-pub fn load(path: &Path) -> Result<Vec<Loaded>> {
-    let trace = Trace::read(path).with_context(|| format!("{}", path.display()))?;
+/// numbers from 0; its names deobfuscated (`--mapping`) with the mapping of `version` if
+/// given, else of the file's own `app.version`.
+pub fn load(path: &Path, version: Option<&str>) -> Result<Vec<Loaded>> {
+    let mut trace = Trace::read(path).with_context(|| format!("{}", path.display()))?;
+    crate::deobf::apply(&mut trace, version, &path.display().to_string())?;
     Ok(match trace {
         Trace::Single(file) => vec![Loaded {
             name: path.display().to_string(),

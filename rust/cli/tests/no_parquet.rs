@@ -1,5 +1,6 @@
-//! `hubble` as AOSP builds it (Android.bp leaves the `parquet` feature off): the fleet
-//! options are there, and each says why it cannot run, exit 2, nothing written. Run with
+//! `hubble` as AOSP builds it (Android.bp leaves the `parquet` and `deobf` features off): the
+//! fleet options and `--mapping` are there, and each says why it cannot run, exit 2, nothing
+//! written. Run with
 //! `cargo test -p hubble-cli --no-default-features --test no_parquet` (CI stage 10).
 #![cfg(not(feature = "parquet"))]
 
@@ -34,4 +35,24 @@ fn the_parquet_options_say_why_they_cannot_run() {
         );
         assert!(!out.exists());
     }
+}
+
+/// AOSP's build leaves `deobf` off too: `--mapping` is there and says why it cannot run.
+#[cfg(not(feature = "deobf"))]
+#[test]
+fn the_mapping_option_says_why_it_cannot_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("t.hubble");
+    std::fs::write(&input, b"not read").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_hubble"))
+        .args(["top", "--mapping", "mapping.txt"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("this hubble was built without deobfuscation"),
+        "{err}"
+    );
 }

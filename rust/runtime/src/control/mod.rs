@@ -77,6 +77,9 @@ pub enum RuntimeError {
     Pool(#[from] hubble_format::pool::PoolError),
 }
 
+/// The counters go to the log every this many files (how stops went, without a debugger).
+const STATS_EVERY: u64 = 1000;
+
 /// Counters for tests, benchmarks and logs.
 #[derive(Debug, Default)]
 pub struct Stats {
@@ -106,6 +109,23 @@ pub struct Stats {
     /// Many-thread mode: lagging blocks the tick closed (threads in native code that had held
     /// their block while the pool went N − A tickets round).
     pub lagging_closed: AtomicU64,
+}
+
+impl Stats {
+    /// One line of the counters a platform engineer asks about first.
+    pub fn summary(&self) -> String {
+        let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        format!(
+            "{} files written, {} failed; stops: {} answered, {} forced, {} forced attempts \
+             saved by the re-check; {} ANR flushes",
+            get(&self.flushes),
+            get(&self.failed_flushes),
+            get(&self.cooperative_stops),
+            get(&self.forced_stops),
+            get(&self.recheck_saves),
+            get(&self.anr_flushes),
+        )
+    }
 }
 
 /// What a flush produced.
@@ -311,7 +331,10 @@ impl<A: Art> Control<A> {
         match &r {
             Ok(f) => {
                 if f.path.is_some() {
-                    self.stats.flushes.fetch_add(1, Ordering::Relaxed);
+                    let n = self.stats.flushes.fetch_add(1, Ordering::Relaxed) + 1;
+                    if n % STATS_EVERY == 0 {
+                        info!("hubble: {}", self.stats.summary());
+                    }
                 }
             }
             Err(e) => {

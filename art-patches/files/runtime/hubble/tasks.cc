@@ -25,7 +25,6 @@
 #include "base/logging.h"
 #include "class_linker.h"
 #include "dex/signature.h"
-#include "entrypoints/runtime_asm_entrypoints.h"
 #include "gc/collector_type.h"
 #include "gc/gc_cause.h"
 #include "gc/scoped_gc_critical_section.h"
@@ -130,10 +129,9 @@ size_t InstallTaskRecords(Thread* self) {
   return found;
 }
 
-void OnBootImageMethodsRemapped() {
+void OnBootImageMethodsRemapped(const void* bridge) {
   Locks::mutator_lock_->AssertExclusiveHeld(Thread::Current());
   const size_t count = gTaskMethodCount.load(std::memory_order_acquire);
-  const void* bridge = GetQuickToInterpreterBridge();
   for (size_t i = 0; i < count; ++i) {
     ArtMethod* method = gTaskMethods[i];
     if (method->GetEntryPointFromQuickCompiledCode() != bridge) {

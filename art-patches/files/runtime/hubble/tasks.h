@@ -49,8 +49,9 @@ size_t InstallTaskRecords(Thread* self)
 
 // JIT zygote (Jit::MapBootImageMethods, every other thread suspended): the boot image's methods
 // section was just replaced by the zygote's pages, whose entry points are the zygote's compiled
-// code; the table's methods go back to the interpreter bridge, their deoptimization stands.
-void OnBootImageMethodsRemapped() REQUIRES(Locks::mutator_lock_);
+// code; the table's methods go back to `bridge` (GetQuickToInterpreterBridge(), passed by the
+// caller: libart keeps the trampoline's symbol hidden), their deoptimization stands.
+void OnBootImageMethodsRemapped(const void* bridge) REQUIRES(Locks::mutator_lock_);
 
 // Whether `method` is one of the table's: the optimizing compiler's inliner leaves its calls as
 // calls (an inlined copy would be entered without its record).

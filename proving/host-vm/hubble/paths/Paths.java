@@ -115,9 +115,12 @@ public class Paths {
         sum += osrLoop(300000);
         // Warm onStack up with Base alone (the JIT inlines value() under a CHA guard), then once
         // with the swap inside the loop.
-        for (int r = 0; r < 20; r++) {
+        // At least 1.5 s of it: the optimized compilation (the one with the CHA guard) comes
+        // after the baseline one, later on a loaded machine.
+        long until = System.nanoTime() + 1500000000L;
+        for (int r = 0; r < 20 || System.nanoTime() < until; r++) {
             sum += onStack(2000, -1);
-            Thread.sleep(5);
+            Thread.sleep(20);
         }
         sum += onStack(200000, 100000);
         for (int i = 0; i < 1000; i++) {

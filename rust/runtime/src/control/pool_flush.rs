@@ -146,13 +146,11 @@ impl<A: Art> Control<A> {
             header.reference_counter,
             self.config.mode,
         );
-        if decided
-            .iter()
-            .any(|(p, _)| p & crate::reuse::ALIAS_BIT != 0)
-        {
-            distinct = DistinctPointers::default();
-            for s in &streams {
-                flush::distinct_methods(&s.slots, self.config.mode, &mut distinct)?;
+        // The aliases are the only new pointers (a reused pointer keeps its newest method's
+        // records): no second decode of the streams.
+        for (p, _) in &decided {
+            if p & crate::reuse::ALIAS_BIT != 0 {
+                distinct.insert(*p);
             }
         }
         let symbols = self.symbolize_pointers_with(distinct, epoch, &decided);

@@ -54,7 +54,10 @@ fn short_main_job_flushes_match_the_stream_and_tampering_is_caught() {
     assert_eq!(fired.method, "android.view.Choreographer.doFrame");
     // At or past the threshold (an open frame is reported when a tick finds it there; the
     // duration's milliseconds truncate, so 150.03 ms reads 150).
-    assert!(fired.duration >= std::time::Duration::from_millis(150), "{fired:?}");
+    assert!(
+        fired.duration >= std::time::Duration::from_millis(150),
+        "{fired:?}"
+    );
     assert_eq!(fired.path.as_deref(), Some(jank.path.as_path()));
     assert!(report.jank_file_longest_frame_ms > 150);
     assert!(report.methods_low_high.0 > 0 && report.methods_low_high.1 > 0);

@@ -7,8 +7,12 @@ use crate::memory::Mapping;
 
 /// Default ring size per traced thread (`debug.hubble.ring_mb`).
 pub const DEFAULT_RING_BYTES: usize = 32 << 20;
-/// Smallest ring accepted (a page).
+/// Smallest ring accepted: a page, the unit the mapping commits.
+#[cfg(not(loom))]
 pub const MIN_RING_BYTES: usize = 4096;
+/// loom's models wrap rings of a few slots, which it keeps in ordinary memory.
+#[cfg(loom)]
+pub const MIN_RING_BYTES: usize = 2 * SLOT;
 /// Largest ring accepted (1 GiB): anything larger is a configuration mistake.
 pub const MAX_RING_BYTES: usize = 1 << 30;
 
@@ -26,7 +30,7 @@ pub struct Ring {
 }
 
 impl Ring {
-    /// Maps a zero-filled ring of `bytes` bytes (a power of two, at least a page).
+    /// Maps a zero-filled ring of `bytes` bytes (a power of two, at least [`MIN_RING_BYTES`]).
     pub fn new(bytes: usize) -> io::Result<Ring> {
         if !bytes.is_power_of_two() || bytes < MIN_RING_BYTES {
             return Err(io::Error::new(

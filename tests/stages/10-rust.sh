@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Rust workspace: module cycles, format, lints, then every test.
+# The product's Rust workspace (rust/): module cycles (proving/'s too), format, lints, then every
+# test.
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/lib/common.sh"
 # No module cycles in any crate (the allowed ones are listed, each with its reason, and the

@@ -2,7 +2,7 @@
 # The patched ART optimizing compiler compiles real dex methods and what it emits runs:
 # scripts/art-build --compiler builds libart-compiler (arm, arm64, x86, x86_64 back ends and
 # the JNI compiler) and the harness hubble-compile-method on stage 31's tree (cold ~10 min of 2
-# cores; warm it compiles nothing), then rust/harness/art-compile's tests run: corpus (a)
+# cores; warm it compiles nothing), then proving/art-compile's tests run: corpus (a)
 # (tests/compiler-corpus, assembled by smali) on 1000 random inputs per method, on arm64, thumb2
 # and x86 in unicorn and x86_64 natively, traced and untraced, against the Java twins on OpenJDK;
 # the decoded ring against the call the harness made; registers and stack across every trace
@@ -26,8 +26,8 @@ hubble_need_apt_files scripts/deps/art.apt scripts/deps/compiler-harness.apt scr
 t0=$(date +%s)
 scripts/art-build --compiler -j2
 hubble_log "art-build --compiler: $(( $(date +%s) - t0 ))s"
-cd rust
-# The harness finds the programs through these (rust/harness/art-compile/src/lib.rs).
+cd proving
+# The harness finds the programs through these (proving/art-compile/src/lib.rs).
 export HUBBLE_CACHE HUBBLE_ART_BUILDROOT="${HUBBLE_ART_BUILDROOT:-$HUBBLE_CACHE/buildroot/trixie}"
 # The ignored tests are the ones that need the compiler; --include-ignored runs them here.
 log="$HUBBLE_CACHE/art-compiler-tests.log"

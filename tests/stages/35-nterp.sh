@@ -10,7 +10,7 @@ set -euo pipefail
 source "$(dirname "$0")/../../scripts/lib/common.sh"
 
 hubble_log "interp-replay: runtime/hubble/trace_point.h and nterp macros vs RingWriter"
-(cd "$HUBBLE_ROOT/rust/harness/interp-replay" && nice -n 10 cargo test --locked -j2 2>&1 \
+(cd "$HUBBLE_ROOT/proving/interp-replay" && nice -n 10 cargo test --locked -j2 2>&1 \
   | grep -E "^(test |test result|error|failures|---- )|panicked")
 
 hubble_log "javac: tests/art-run-test"

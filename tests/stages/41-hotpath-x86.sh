@@ -4,7 +4,7 @@
 # trixie build root, linked against stage 31's libart.so.0; cached by their inputs) run natively,
 # x86_64 as a 64-bit and x86 as a static 32-bit process, against hubble_format::RingWriter slot
 # for slot, single-stepped and at full speed, with register-preservation checks and mutants that
-# must fail (rust/harness/hotpath-x86). Then the Listing-1 benchmark in its short form: every row
+# must fail (proving/hotpath-x86). Then the Listing-1 benchmark in its short form: every row
 # must be produced (no timing is asserted). Last, the main job's short cold start with
 # `--isa x86_64`: the stream runs natively through the same x86_64 bytes while hubble-runtime's
 # real control thread stops (cooperatively, then forced), flushes and restarts it; every file
@@ -18,11 +18,11 @@ source "$(dirname "$0")/../../scripts/lib/common.sh"
 hubble_need_apt_files "$HUBBLE_ROOT/scripts/deps/hotpath-x86.apt"
 blobs="$("$HUBBLE_ROOT/scripts/hotpath-x86-gen")"
 hubble_log "hotpath-x86: $blobs"
-(cd "$HUBBLE_ROOT/rust/harness/hotpath-x86" &&
+(cd "$HUBBLE_ROOT/proving/hotpath-x86" &&
   HUBBLE_X86_BLOBS="$blobs" nice -n 10 cargo test --locked -j2 -- --test-threads 2 --nocapture 2>&1 \
   | grep -E "^(test |test result|error|failures|---- |mutant |  [a-z])|panicked|instructions executed")
 "$HUBBLE_ROOT/scripts/hotpath-bench" --quick --blobs "$blobs"
-(cd "$HUBBLE_ROOT/rust" && HUBBLE_X86_BLOBS="$blobs" nice -n 10 cargo test --locked -p hubble-main-job \
+(cd "$HUBBLE_ROOT/proving" && HUBBLE_X86_BLOBS="$blobs" nice -n 10 cargo test --locked -p hubble-main-job \
   --test tasks -- --ignored 2>&1 | grep -E "^(test |test result|error|failures|---- )|panicked|main-job tasks")
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT

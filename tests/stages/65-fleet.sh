@@ -26,10 +26,11 @@ if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import duckdb, pyspar
 fi
 command -v java >/dev/null || hubble_die "no java for Spark (scripts/deps/aosp.apt installs default-jdk-headless)"
 
-(cd rust && nice -n 10 cargo build --locked --release -p hubble-cli --bin hubble -p hubble-main-job --bin fleet-gen)
+(cd rust && nice -n 10 cargo build --locked --release -p hubble-cli --bin hubble)
+(cd proving && nice -n 10 cargo build --locked --release -p hubble-main-job --bin fleet-gen)
 hubble_build_fleet_engine engine-ci
 HUBBLE="$HUBBLE_ROOT/rust/target/release/hubble"
-GEN="$HUBBLE_ROOT/rust/target/release/fleet-gen"
+GEN="$HUBBLE_ROOT/proving/target/release/fleet-gen"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 

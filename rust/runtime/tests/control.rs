@@ -1206,7 +1206,7 @@ fn many_thread_mode_is_refused_on_an_art_without_the_pool_path() {
 // ART through the cxx bridge: the host's C++ double has no block-end function (`PoolTakeEntry`
 // is 0), so `CxxArt` has no pool path and `all` keeps the rings. (On arm64, arm, x86_64 and x86
 // `PoolTakeEntry` is `hubble_pool_take`'s address: the proofs in
-// rust/harness/hotpath-emu/tests/pool_*.rs, rust/harness/hotpath-x86/tests/pool_x86*.rs and
+// proving/hotpath-emu/tests/pool_*.rs, proving/hotpath-x86/tests/pool_x86*.rs and
 // the glue test `pool_take_claims_and_seals_blocks_of_the_thread_gs_points_at`.)
 #[test]
 fn cxx_art_without_a_block_end_function_keeps_the_rings() {

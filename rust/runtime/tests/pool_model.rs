@@ -3,7 +3,7 @@
 //! PoolWriter`) on the same single-threaded traffic: after every trace point and every thread
 //! exit, every pool slot (both headers, every data slot) and every thread's cursor, limit and
 //! end must be the writer's. The emitted A64 code, nterp and the C++ trace point are held to the
-//! same writer (rust/harness/hotpath-emu/tests/pool_a64.rs, interp-replay/tests/{pool,nterp_pool}.rs).
+//! same writer (proving/hotpath-emu/tests/pool_a64.rs, interp-replay/tests/{pool,nterp_pool}.rs).
 #![cfg(not(loom))]
 
 use std::sync::atomic::Ordering;

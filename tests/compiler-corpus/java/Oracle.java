@@ -1,4 +1,4 @@
-// The oracle of the compiler corpus (rust/harness/art-compile/tests/corpus.rs): runs the Java
+// The oracle of the compiler corpus (proving/art-compile/tests/corpus.rs): runs the Java
 // twins on OpenJDK.
 //   java Oracle list CLASS...   one line per public static method: descriptor and shorty
 //   java Oracle run             stdin lines "CLASS METHOD ARGBITS...", arguments as the hex

@@ -2,7 +2,7 @@
 # compiler distinguishes (jni_compiler.cc): normal, @FastNative, synchronized, reference
 # arguments, a reference result (decoded by the stub), long and double results, an instance
 # method, and a native that returns with an exception pending. Their native code is natives.c,
-# compiled for each ISA (rust/harness/art-compile/src/jni.rs); the expected results come from
+# compiled for each ISA (proving/art-compile/src/jni.rs); the expected results come from
 # the same functions written in Rust (tests/corpus_jni.rs).
 .class public LNatives;
 .super Ljava/lang/Object;

@@ -8,7 +8,7 @@
  * Every function folds *all* it received into its result, including the JNIEnv*, the jclass
  * and the thread state the JNIEnv's Thread holds at the call, so that an argument the stub
  * put in the wrong place, or a transition it did not make, changes the result. The expected
- * values come from the same functions written in Rust (rust/harness/art-compile/src/jni.rs).
+ * values come from the same functions written in Rust (proving/art-compile/src/jni.rs).
  */
 #include <stdint.h>
 

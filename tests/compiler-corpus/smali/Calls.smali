@@ -1,6 +1,6 @@
 # Hubble compiler corpus, part (a): call trees through invoke-static, each public
 # method with a Java twin in ../java/Calls.java. The harness calls the public methods; the
-# private ones run through its invoke dispatch (rust/harness/art-compile/src/dispatch.rs).
+# private ones run through its invoke dispatch (proving/art-compile/src/dispatch.rs).
 .class public LCalls;
 .super Ljava/lang/Object;
 
@@ -250,7 +250,7 @@
 
 # Exceptions caught in compiled code: handlers are found from the dex try
 # items and ART's catch stack maps, catch phis filled from the throwing call's stack map
-# (rust/harness/art-compile/src/catch.rs). No move-exception: the handlers do not read the
+# (proving/art-compile/src/catch.rs). No move-exception: the handlers do not read the
 # exception, as d8 emits them when the Java code does not use it.
 
 # Caught in the same frame; x = a * 3 lives into the handler.

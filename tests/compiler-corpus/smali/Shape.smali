@@ -3,7 +3,7 @@
 # field entrypoints), and calls on objects: invoke-virtual (overridden in Square and Cube),
 # invoke-direct (a private method), invoke-super (Square and Cube up their chain) and
 # invoke-interface (Scalable). The harness lays out the receiver and dispatches every call
-# (rust/harness/art-compile/src/heap.rs, dispatch.rs); the Java twins are ../java/Shape.java,
+# (proving/art-compile/src/heap.rs, dispatch.rs); the Java twins are ../java/Shape.java,
 # Square.java, Cube.java, Scalable.java, called by tests/corpus_objects.rs on the same receivers.
 .class public LShape;
 .super Ljava/lang/Object;

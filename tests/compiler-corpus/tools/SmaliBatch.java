@@ -1,5 +1,5 @@
 // Assembles many smali directories in one JVM with Debian's smali library (the code behind the
-// `smali a` command, same defaults), for corpus (b) (rust/harness/art-compile/tests/corpus_b.rs):
+// `smali a` command, same defaults), for corpus (b) (proving/art-compile/tests/corpus_b.rs):
 // 144 JVM start-ups cost more than the assembling.
 //   java -cp DIR:/usr/share/java/smali.jar SmaliBatch OUTDIR TEST/smali...
 // writes OUTDIR/TEST.dex per directory and prints "ok TEST" or "fail TEST".

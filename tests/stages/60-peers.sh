@@ -6,9 +6,15 @@
 #     slice for slice against our decoder;
 #   - Chrome JSON parses and balances; the flame-graph SVG is well-formed and names the
 #     hottest method (from `hubble top`);
-#   - the checkers fail on wrong inputs, a corrupted .trace and a Perfetto timestamp 1 ns off
-#     (they can fail);
-#   - bad input: one-line error naming the file, exit 2, no output file.
+#   - Perfetto beside a system trace (`export --with`, tests/peers/check_perfetto_beside.py): a
+#     system trace written with the wheel's protos (clock snapshots with BOOTTIME, MONOTONIC and
+#     REALTIME apart, ProcessTree, sched_switch, an app's tracks), then Hubble's slices, each at
+#     its wall-clock time through both files' snapshots and on the system trace's thread;
+#   - the checkers fail on wrong inputs, a corrupted .trace, a Perfetto timestamp 1 ns off, a
+#     system trace whose REALTIME is 1 ns off, Hubble's clock 1 ns off beside it and a thread
+#     moved to another tid (they can fail);
+#   - bad input: one-line error naming the file, exit 2, no output file (a cut Hubble trace, and
+#     a --with file that is not a Perfetto trace or relates no clock to BOOTTIME).
 # Inputs are synthetic trace files (rust/export/examples/synth.rs): several threads, 64- and
 # 32-bit, wrapped rings (frames cut at the window start), different timer frequencies and
 # reference pairs, unresolved methods; and version 4 files (rust/export/examples/synth_threads.rs:
@@ -75,6 +81,17 @@ check_all() {  # check_all SCENARIO
 }
 for s in three one big v4 v4-32; do t "peers read the $s scenario" check_all "$s"; done
 
+beside() {  # beside SCENARIO [--perturb NS]: Hubble's slices beside a system trace of the device
+  local d="$WORK/$1" files
+  files=("$d"/*.hubble)
+  shift
+  python3 "$PEERS/check_perfetto_beside.py" system "$HUBBLE" "$d/system.pftrace" "${files[@]}" "$@"
+  "$HUBBLE" export "${files[@]}" --format perfetto --with "$d/system.pftrace" -o "$d/merged.pftrace"
+  python3 "$PEERS/check_perfetto_beside.py" check "$HUBBLE" "$d/system.pftrace" "$d/merged.pftrace" \
+    "${files[@]}"
+}
+for s in three v4; do t "perfetto beside a system trace: the $s scenario" beside "$s"; done
+
 # The checkers can fail: the same output against other inputs, and a flipped record.
 must_fail() { if "$@" >"$WORK/neg" 2>&1; then cat "$WORK/neg"; return 1; fi; grep -q FAIL "$WORK/neg"; }
 t "dmtracedump check rejects other inputs" must_fail \
@@ -128,6 +145,35 @@ PY
 t "perfetto check rejects a v4 thread split over two tracks" split_v4_track
 t "dmtracedump check rejects a v4 file against another" must_fail \
   python3 "$PEERS/check_dmtracedump.py" "$HUBBLE" "$WORK/v4/out.trace" "$WORK/v4-32/"*.hubble
+beside_perturbed() {
+  # The system trace's REALTIME 1 ns later than the device's: every slice lands 1 ns early.
+  cp -r "$WORK/one" "$WORK/one-perturbed"
+  must_fail beside one-perturbed --perturb 1
+}
+t "perfetto beside check rejects a system trace's REALTIME 1 ns off" beside_perturbed
+beside_edited() {  # beside_edited WHAT: one edit of Hubble's packets in a merged trace
+  python3 - "$WORK/three/system.pftrace" "$WORK/three/merged.pftrace" "$WORK/edited.pftrace" "$1" <<'PY'
+import sys
+from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
+system, merged = pb.Trace(), pb.Trace()
+system.ParseFromString(open(sys.argv[1], "rb").read())
+merged.ParseFromString(open(sys.argv[2], "rb").read())
+ours = merged.packet[len(system.packet):]
+if sys.argv[4] == "clock":
+    # Hubble's clock 1 ns off on one sequence: its snapshot's REALTIME.
+    snap = next(p.clock_snapshot for p in ours if p.HasField("clock_snapshot"))
+    next(c for c in snap.clocks if c.clock_id == pb.BuiltinClock.Value("BUILTIN_CLOCK_REALTIME")).timestamp += 1
+else:
+    # A thread track on another tid than its thread's.
+    next(p for p in ours if p.track_descriptor.HasField("thread")).track_descriptor.thread.tid += 1
+out = system.SerializeToString() + pb.Trace(packet=ours).SerializeToString()
+open(sys.argv[3], "wb").write(out)
+PY
+  must_fail python3 "$PEERS/check_perfetto_beside.py" check "$HUBBLE" "$WORK/three/system.pftrace" \
+    "$WORK/edited.pftrace" "$WORK/three/"*.hubble
+}
+t "perfetto beside check rejects Hubble's clock 1 ns off" beside_edited clock
+t "perfetto beside check rejects a thread track on another tid" beside_edited tid
 
 bad_input() {
   local rc=0 files=("$WORK/one/"*.hubble)
@@ -140,6 +186,33 @@ bad_input() {
   for f in "${leftovers[@]}"; do [ ! -e "$f" ] || { echo "left behind: $f"; return 1; }; done
 }
 t "truncated input: exit 2, one line naming the file, no output" bad_input
+bad_with() {  # bad_with NAME NEEDLE: a system trace that cannot take Hubble's slices
+  local rc=0 files=("$WORK/one/"*.hubble)
+  "$HUBBLE" export "${files[@]}" --format perfetto --with "$WORK/$1" -o "$WORK/never.pftrace" \
+    2>"$WORK/err" || rc=$?
+  [ "$rc" -eq 2 ] || { echo "exit $rc, want 2"; return 1; }
+  [ "$(wc -l < "$WORK/err")" -eq 1 ] || { cat "$WORK/err"; return 1; }
+  grep -q "$1: $2" "$WORK/err" || { cat "$WORK/err"; return 1; }
+  local leftovers=("$WORK"/*never.pftrace* "$WORK"/.*never.pftrace*)
+  for f in "${leftovers[@]}"; do [ ! -e "$f" ] || { echo "left behind: $f"; return 1; }; done
+}
+not_perfetto() {  # a Hubble trace given as the system trace
+  cp "$WORK/one/"*.hubble "$WORK/not-perfetto.pftrace"
+  bad_with not-perfetto.pftrace "not a Perfetto trace"
+}
+no_snapshot() {  # the scenario's system trace without its clock snapshots
+  python3 - "$WORK/three/system.pftrace" "$WORK/no-snapshot.pftrace" <<'PY'
+import sys
+from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
+t = pb.Trace()
+t.ParseFromString(open(sys.argv[1], "rb").read())
+kept = [p for p in t.packet if not p.HasField("clock_snapshot")]
+open(sys.argv[2], "wb").write(pb.Trace(packet=kept).SerializeToString())
+PY
+  bad_with no-snapshot.pftrace "no clock snapshot relates BOOTTIME"
+}
+t "--with a file that is not a Perfetto trace: exit 2, one line naming it, no output" not_perfetto
+t "--with a trace without clock snapshots: exit 2, one line naming it, no output" no_snapshot
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -2,8 +2,9 @@
 
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::ValueEnum;
+use hubble_export::system_trace::SystemTrace;
 use hubble_export::Input;
 
 use crate::output::with_output;
@@ -43,6 +44,11 @@ pub struct Args {
     /// `app.version=4.2.0`: ART does not know the app's version, the ingest step does.
     #[arg(long, value_name = "KEY=VALUE")]
     meta: Vec<String>,
+    /// A Perfetto system trace of the same device (`perfetto` only): the output is its packets,
+    /// unchanged, then Hubble's slices on its timeline (through its clock snapshots) and on its
+    /// threads (same pid and tid).
+    #[arg(long = "with", value_name = "SYSTEM.perfetto-trace")]
+    with: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -53,7 +59,19 @@ pub fn run(args: Args) -> Result<()> {
         args.meta.is_empty(),
         "--meta is for --format parquet (the other formats have no place for it)"
     );
+    anyhow::ensure!(
+        args.with.is_none() || matches!(args.format, Format::Perfetto),
+        "--with is for --format perfetto (a system trace is a Perfetto trace)"
+    );
     let loaded = load_all(&args.files)?;
+    let mut system = match &args.with {
+        Some(path) => {
+            let name = path.display().to_string();
+            let file = std::fs::File::open(path).with_context(|| name.clone())?;
+            Some(SystemTrace::scan(name, file)?)
+        }
+        None => None,
+    };
     let inputs: Vec<Input<'_>> = inputs(&loaded);
     // Which thread each input is: runs of one thread in a version 4 file share it.
     let threads = threads(&loaded);
@@ -61,7 +79,10 @@ pub fn run(args: Args) -> Result<()> {
     let result = with_output(Some(&args.output), |out| {
         use hubble_export::{android_trace, chrome, folded, nanoscope, perfetto};
         match args.format {
-            Format::Perfetto => perfetto::write_threads(&inputs, &threads, out)?,
+            Format::Perfetto => match &mut system {
+                Some(system) => perfetto::write_threads_beside(&inputs, &threads, system, out)?,
+                None => perfetto::write_threads(&inputs, &threads, out)?,
+            },
             Format::Trace => android_trace::write_threads(&inputs, &threads, out)?,
             Format::ChromeJson => chrome::write_threads(&inputs, &threads, out)?,
             Format::Folded => folded::write_folded_threads(&inputs, &threads, out)?,

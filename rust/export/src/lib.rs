@@ -5,7 +5,8 @@
 //! are placed on the wall clock through its own reference pair) and streams the result: no
 //! writer materializes the events of a window; memory is the raw windows plus per-method tables.
 //!
-//! * [`perfetto`]: Perfetto `TracePacket` protobuf (track descriptors, interned slice names);
+//! * [`perfetto`]: Perfetto `TracePacket` protobuf (track descriptors, interned slice names),
+//!   alone or beside a system trace ([`system_trace`]);
 //! * [`android_trace`]: Android's method-trace format (`.trace`, version 3, `clock=wall`);
 //! * [`chrome`]: Chrome trace-event JSON (`B`/`E`);
 //! * [`folded`]: folded stacks and an inferno flame-graph SVG;
@@ -29,6 +30,7 @@ pub mod nanoscope;
 pub mod perfetto;
 pub mod stream;
 pub mod synth;
+pub mod system_trace;
 
 /// The generated Perfetto protobuf types (a trimmed subset, see `protos/perfetto_trace.proto`).
 #[allow(missing_docs, clippy::all, clippy::pedantic)]
@@ -55,6 +57,9 @@ pub enum ExportError {
     /// The format cannot hold this input.
     #[error("{0}")]
     Unsupported(String),
+    /// The system trace the export is written beside cannot be read.
+    #[error(transparent)]
+    System(#[from] system_trace::SystemTraceError),
     /// Writing the output failed.
     #[error("write failed: {0}")]
     Io(#[from] std::io::Error),

@@ -16,8 +16,17 @@
 //!   from the sequence's previous timestamp. A method missing from the symbol table is interned
 //!   in the packet that first uses it; a step earlier than its predecessor (never seen) would
 //!   carry an absolute REALTIME timestamp, as the SDK does.
+//!
+//! [`write_threads_beside`] writes the same packets after a system trace's
+//! ([`crate::system_trace`]), which stays as it was: its clock stays the trace's clock (no
+//! snapshot of ours names one), Hubble's sequences take ids above the system trace's, and its
+//! track uuids move to a range none of the system trace's is in. Each sequence's snapshot still
+//! relates its clock to REALTIME, the only clock a Hubble file pairs the timer with; trace
+//! processor goes on to the trace's clock through the system trace's snapshots. The thread
+//! tracks keep their `ThreadDescriptor` (pid, tid), which trace processor resolves to the
+//! system trace's threads of those ids.
 
-use std::io::Write;
+use std::io::{Read, Seek, Write};
 
 use prost::Message;
 
@@ -28,7 +37,8 @@ use crate::proto::{
     TrackEvent, TrackEventDefaults,
 };
 use crate::stream::{self, prepare, Merged};
-use crate::{Input, Result, BEFORE_WINDOW};
+use crate::system_trace::SystemTrace;
+use crate::{ExportError, Input, Result, BEFORE_WINDOW};
 
 const REALTIME: u32 = proto::BuiltinClock::Realtime as u32;
 const SEQ_INCREMENTAL_STATE_CLEARED: u32 = 1;
@@ -488,6 +498,68 @@ impl<'w> Out<'w> {
     }
 }
 
+/// Where an export's packets sit among another trace's: what changes when it is written beside
+/// a system trace, so that nothing of it is taken for the system trace's.
+#[derive(Clone, Copy)]
+struct Layout {
+    /// The first input's packet sequence id; the others follow it.
+    first_sequence: u32,
+    /// XORed into every track uuid ([`process_uuid`], [`thread_uuid`]).
+    uuid_salt: u64,
+    /// Whether the trace is ours alone: then REALTIME is made its clock. Beside a system trace,
+    /// that trace's clock stays the trace's clock.
+    own_clock: bool,
+}
+
+const ALONE: Layout = Layout {
+    first_sequence: 1,
+    uuid_salt: 0,
+    own_clock: true,
+};
+
+/// The layout of `inputs` beside `system`: sequence ids after the system trace's largest, and
+/// the first uuid salt (a multiple of 2^48) that gives no track uuid the system trace has.
+fn layout_beside<R>(
+    inputs: &[Input<'_>],
+    threads: &[usize],
+    system: &SystemTrace<R>,
+) -> Result<Layout> {
+    let first_sequence = system
+        .max_sequence()
+        .checked_add(1)
+        .filter(|first| first.checked_add(inputs.len() as u32).is_some())
+        .ok_or_else(|| {
+            ExportError::Unsupported(format!(
+                "{}: its packet sequence ids reach {}, leaving none for {} more",
+                system.name(),
+                system.max_sequence(),
+                inputs.len()
+            ))
+        })?;
+    let taken = system.uuids();
+    let uuid_salt = (0..1u64 << 16)
+        .map(|k| k << 48)
+        .find(|salt| {
+            let processes = inputs.iter().map(|i| process_uuid(i.file.header.pid));
+            let tracks = inputs
+                .iter()
+                .zip(threads)
+                .map(|(i, &t)| thread_uuid(t, i.file.header.tid));
+            !processes.chain(tracks).any(|u| taken.contains(&(u ^ salt)))
+        })
+        .ok_or_else(|| {
+            ExportError::Unsupported(format!(
+                "{}: no range of track uuids is free of its own",
+                system.name()
+            ))
+        })?;
+    Ok(Layout {
+        first_sequence,
+        uuid_salt,
+        own_clock: false,
+    })
+}
+
 /// Writes `inputs` as one Perfetto trace, one track per input.
 pub fn write(inputs: &[Input<'_>], sink: &mut dyn Write) -> Result<()> {
     write_threads(inputs, &crate::one_thread_per_input(inputs.len()), sink)
@@ -495,6 +567,38 @@ pub fn write(inputs: &[Input<'_>], sink: &mut dyn Write) -> Result<()> {
 
 /// Writes `inputs` as one Perfetto trace, one track per thread: `threads[i]` is input `i`'s.
 pub fn write_threads(inputs: &[Input<'_>], threads: &[usize], sink: &mut dyn Write) -> Result<()> {
+    write_laid_out(inputs, threads, ALONE, &mut |_| Ok(()), sink)
+}
+
+/// Writes `system`'s packets unchanged, then `inputs` as [`write_threads`] does, laid out not to
+/// collide with them (see the module's documentation), so that the trace processor shows
+/// Hubble's slices on the system trace's timeline and threads.
+pub fn write_threads_beside<R: Read + Seek>(
+    inputs: &[Input<'_>],
+    threads: &[usize],
+    system: &mut SystemTrace<R>,
+    sink: &mut dyn Write,
+) -> Result<()> {
+    crate::check_threads(inputs, threads)?;
+    let layout = layout_beside(inputs, threads, system)?;
+    write_laid_out(
+        inputs,
+        threads,
+        layout,
+        &mut |out| system.copy_to(out),
+        sink,
+    )
+}
+
+/// The writer: `before` writes what goes in front of the trace's own packets, once the inputs
+/// are known to decode.
+fn write_laid_out(
+    inputs: &[Input<'_>],
+    threads: &[usize],
+    layout: Layout,
+    before: &mut dyn FnMut(&mut dyn Write) -> Result<()>,
+    sink: &mut dyn Write,
+) -> Result<()> {
     crate::check_threads(inputs, threads)?;
     let prepared = prepare(inputs)?;
     // Names are looked up by whichever thread has time (see `Merged::pipeline`).
@@ -509,18 +613,21 @@ pub fn write_threads(inputs: &[Input<'_>], threads: &[usize], sink: &mut dyn Wri
     // front: megabytes for a large symbol table) is written meanwhile.
     let start = move || {
         let mut out = out;
-        out.packet(&TracePacket {
-            timestamp: first_ns,
-            data: Some(trace_packet::Data::ClockSnapshot(ClockSnapshot {
-                clocks: vec![clock_snapshot::Clock {
-                    clock_id: Some(REALTIME),
-                    timestamp: first_ns,
-                    is_incremental: None,
-                }],
-                primary_trace_clock: Some(proto::BuiltinClock::Realtime as i32),
-            })),
-            ..Default::default()
-        })?;
+        before(&mut *out.sink)?;
+        if layout.own_clock {
+            out.packet(&TracePacket {
+                timestamp: first_ns,
+                data: Some(trace_packet::Data::ClockSnapshot(ClockSnapshot {
+                    clocks: vec![clock_snapshot::Clock {
+                        clock_id: Some(REALTIME),
+                        timestamp: first_ns,
+                        is_incremental: None,
+                    }],
+                    primary_trace_clock: Some(proto::BuiltinClock::Realtime as i32),
+                })),
+                ..Default::default()
+            })?;
+        }
         let mut pids: std::collections::BTreeMap<u32, &str> = Default::default();
         for input in inputs {
             pids.entry(input.file.header.pid)
@@ -529,7 +636,7 @@ pub fn write_threads(inputs: &[Input<'_>], threads: &[usize], sink: &mut dyn Wri
         for (pid, name) in &pids {
             out.packet(&TracePacket {
                 data: Some(trace_packet::Data::TrackDescriptor(TrackDescriptor {
-                    uuid: Some(process_uuid(*pid)),
+                    uuid: Some(process_uuid(*pid) ^ layout.uuid_salt),
                     process: Some(ProcessDescriptor {
                         pid: Some(*pid as i32),
                         process_name: Some((*name).to_owned()),
@@ -542,8 +649,8 @@ pub fn write_threads(inputs: &[Input<'_>], threads: &[usize], sink: &mut dyn Wri
         let mut seqs = Vec::with_capacity(inputs.len());
         for (i, (input, p)) in inputs.iter().zip(&prepared).enumerate() {
             let h = &input.file.header;
-            let uuid = thread_uuid(threads[i], h.tid);
-            let id = i as u32 + 1;
+            let uuid = thread_uuid(threads[i], h.tid) ^ layout.uuid_salt;
+            let id = layout.first_sequence + i as u32;
             let sequence_id =
                 Some(trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(id));
             out.packet(&TracePacket {
@@ -578,7 +685,7 @@ pub fn write_threads(inputs: &[Input<'_>], threads: &[usize], sink: &mut dyn Wri
                 out.packet(&TracePacket {
                     data: Some(trace_packet::Data::TrackDescriptor(TrackDescriptor {
                         uuid: Some(uuid),
-                        parent_uuid: Some(process_uuid(h.pid)),
+                        parent_uuid: Some(process_uuid(h.pid) ^ layout.uuid_salt),
                         thread: Some(ThreadDescriptor {
                             pid: Some(h.pid as i32),
                             tid: Some(i64::from(h.tid)),

@@ -55,12 +55,11 @@ pub fn chains_before(
     rank: Rank,
 ) -> Result<Vec<Chain>> {
     if ends.len() != inputs.len() {
-        return Err(hubble_export::ExportError::Unsupported(format!(
+        return Err(crate::AnalysisError::Unsupported(format!(
             "{} flush times for {} inputs",
             ends.len(),
             inputs.len()
-        ))
-        .into());
+        )));
     }
     let mut by_path: HashMap<Vec<String>, (u64, u64)> = HashMap::new();
     for (input, &hi) in inputs.iter().zip(ends) {
@@ -95,7 +94,7 @@ pub fn chains_before(
         for (path, (count, ticks)) in paths {
             let names: Vec<String> = path
                 .iter()
-                .map(|m| hubble_export::names::display(&input.file.symbols, *m).into_owned())
+                .map(|m| hubble_format::names::display(&input.file.symbols, *m).into_owned())
                 .collect();
             let e = by_path.entry(names).or_default();
             e.0 += count;

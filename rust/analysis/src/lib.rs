@@ -22,14 +22,17 @@ pub mod tasks;
 pub mod top;
 pub mod walk;
 
-pub use hubble_export::Input;
+pub use hubble_format::stream::Input;
 
 /// Why an analysis failed.
 #[derive(Debug, thiserror::Error)]
 pub enum AnalysisError {
     /// An input could not be decoded.
     #[error(transparent)]
-    Export(#[from] hubble_export::ExportError),
+    Input(#[from] hubble_format::stream::InputError),
+    /// The analysis cannot be made of these inputs.
+    #[error("{0}")]
+    Unsupported(String),
     /// A signature file is malformed.
     #[error("{file}:{line}: {problem}")]
     Signature {

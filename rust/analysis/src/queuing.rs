@@ -164,12 +164,11 @@ struct Begin {
 /// is matched, and a queue counted, within its process only.
 pub fn queuing(inputs: &[Input<'_>], flushes: &[u64], tau_ns: u64) -> Result<Report> {
     if flushes.len() != inputs.len() {
-        return Err(hubble_export::ExportError::Unsupported(format!(
+        return Err(crate::AnalysisError::Unsupported(format!(
             "{} flush counters for {} inputs",
             flushes.len(),
             inputs.len()
-        ))
-        .into());
+        )));
     }
     let mut submissions = Vec::new();
     let mut begins = Vec::new();
@@ -208,13 +207,13 @@ fn scan(
         header.mode,
         header.time_base(),
     )
-    .map_err(|source| hubble_export::ExportError::Input {
+    .map_err(|source| hubble_format::stream::InputError {
         name: input.name.to_owned(),
         source,
     })?;
     let symbols = &input.file.symbols;
     let framework = |m: Option<u64>| {
-        let name = hubble_export::names::display(symbols, m);
+        let name = hubble_format::names::display(symbols, m);
         FRAMEWORK.iter().any(|g| glob(g, &name))
     };
     // Open frames of the window: the method and the begin it holds, if any.
@@ -272,7 +271,7 @@ fn scan(
                     .rev()
                     .find(|(m, _)| !framework(*m))
                     .map_or(UNKNOWN_SITE.to_owned(), |(m, _)| {
-                        hubble_export::names::display(symbols, *m).into_owned()
+                        hubble_format::names::display(symbols, *m).into_owned()
                     });
                 submissions.push(Submission {
                     pid: header.pid,
@@ -363,7 +362,7 @@ fn pair(
     let run_part = |t: &mut Task, b: &Begin| {
         t.run_tid = Some(b.tid);
         t.method = Some(
-            hubble_export::names::display(&inputs[b.input].file.symbols, b.method).into_owned(),
+            hubble_format::names::display(&inputs[b.input].file.symbols, b.method).into_owned(),
         );
         t.begun = Some(b.counter);
         t.ended = b.end;

@@ -228,11 +228,11 @@ pub fn matches(inputs: &[Input<'_>], signatures: &[Signature]) -> Result<Vec<Mat
         let symbols = &input.file.symbols;
         let matched = |m: Option<u64>, g: usize, cache: &mut HashMap<Option<u64>, Vec<bool>>| {
             cache.entry(m).or_insert_with(|| {
-                let name = hubble_export::names::display(symbols, m);
+                let name = hubble_format::names::display(symbols, m);
                 globs.iter().map(|p| glob(p, &name)).collect()
             })[g]
         };
-        let clock = hubble_export::clock::WallClock::new(&input.file.header);
+        let clock = hubble_format::clock::WallClock::new(&input.file.header);
         walk(*input, |ancestors, frame| {
             for (s, elems) in elements.iter().enumerate() {
                 let last = *elems.last().expect("non-empty pattern");

@@ -111,7 +111,7 @@ pub struct ThreadTasks {
 
 /// The report for `inputs` (one entry per input).
 pub fn tasks(inputs: &[Input<'_>]) -> Result<Vec<ThreadTasks>> {
-    tasks_threads(inputs, &hubble_export::one_thread_per_input(inputs.len()))
+    tasks_threads(inputs, &(0..inputs.len()).collect::<Vec<_>>())
 }
 
 /// The report for `inputs`, input `i` in thread `threads[i]`: one entry per thread, in the order
@@ -119,12 +119,11 @@ pub fn tasks(inputs: &[Input<'_>]) -> Result<Vec<ThreadTasks>> {
 /// version 4 file's thread).
 pub fn tasks_threads(inputs: &[Input<'_>], threads: &[usize]) -> Result<Vec<ThreadTasks>> {
     if threads.len() != inputs.len() {
-        return Err(hubble_export::ExportError::Unsupported(format!(
+        return Err(crate::AnalysisError::Unsupported(format!(
             "{} thread numbers for {} inputs",
             threads.len(),
             inputs.len()
-        ))
-        .into());
+        )));
     }
     let mut merged: Vec<(usize, ThreadTasks)> = Vec::new();
     for (report, &thread) in per_input(inputs)?.into_iter().zip(threads) {
@@ -174,11 +173,11 @@ fn per_input(inputs: &[Input<'_>]) -> Result<Vec<ThreadTasks>> {
     let mut out = Vec::new();
     for input in inputs {
         let symbols = &input.file.symbols;
-        let clock = hubble_export::clock::WallClock::new(&input.file.header);
+        let clock = hubble_format::clock::WallClock::new(&input.file.header);
         let mut kind: std::collections::HashMap<Option<u64>, Role> = Default::default();
         let mut classify = |m: Option<u64>| -> Role {
             *kind.entry(m).or_insert_with(|| {
-                let name = hubble_export::names::display(symbols, m);
+                let name = hubble_format::names::display(symbols, m);
                 let any = |globs: &[&str]| globs.iter().any(|g| glob(g, &name));
                 Role {
                     dispatcher: any(DISPATCHERS),
@@ -230,8 +229,8 @@ fn per_input(inputs: &[Input<'_>]) -> Result<Vec<ThreadTasks>> {
             .into_iter()
             .map(
                 |((dispatcher, task), (count, total_ns, max_ns, over))| TaskStats {
-                    task: hubble_export::names::display(symbols, task).into_owned(),
-                    dispatcher: hubble_export::names::display(symbols, dispatcher).into_owned(),
+                    task: hubble_format::names::display(symbols, task).into_owned(),
+                    dispatcher: hubble_format::names::display(symbols, dispatcher).into_owned(),
                     count,
                     total_ns,
                     max_ns,

@@ -39,7 +39,7 @@ pub fn top(inputs: &[Input<'_>]) -> Result<Vec<MethodStats>> {
             }
         })?;
         for (method, (calls, self_ticks, incl_ticks)) in stats {
-            let name = hubble_export::names::display(&input.file.symbols, method).into_owned();
+            let name = hubble_format::names::display(&input.file.symbols, method).into_owned();
             let e = by_name.entry(name.clone()).or_insert(MethodStats {
                 method: name,
                 calls: 0,

@@ -1,8 +1,8 @@
 //! The one pass every analysis makes: frames of a thread, completed innermost first, with their
 //! open ancestors.
 
-use hubble_export::clock::WallClock;
-use hubble_export::stream::{prepare_one, Step};
+use hubble_format::clock::WallClock;
+use hubble_format::stream::{prepare_one, Step};
 
 use crate::{Input, Result};
 

@@ -8,10 +8,10 @@ use hubble_analysis::signatures::{matches, parse};
 use hubble_analysis::summary::{summarize, Options};
 use hubble_analysis::top::top;
 use hubble_analysis::Input;
-use hubble_export::synth::{trace, Spec, BINDER, CLICK, SLEEP};
 use hubble_format::{
     build_tree, counter_to_ns, Mode, RingWriter, TraceFile, TraceHeader, TreeOptions,
 };
+use hubble_testkit::synth::{trace, Spec, BINDER, CLICK, SLEEP};
 
 fn sample() -> TraceFile {
     trace(&Spec {
@@ -61,7 +61,7 @@ fn top_equals_brute_force_over_the_tree() {
     let got = top(&input).unwrap();
     assert_eq!(got.len(), want.len());
     for (method, (calls, self_ticks, incl)) in want {
-        let name = hubble_export::names::display(&file.symbols, method);
+        let name = hubble_format::names::display(&file.symbols, method);
         let g = got.iter().find(|s| s.method == name).unwrap();
         assert_eq!(g.calls, calls, "{name}");
         assert_eq!(g.self_ns, counter_to_ns(self_ticks, hz), "{name}");

@@ -15,11 +15,11 @@ use hubble_analysis::chains::{chains, Chain, Rank};
 use hubble_analysis::summary::{summarize, Options};
 use hubble_analysis::top::{top, MethodStats};
 use hubble_analysis::Input;
-use hubble_export::names::display;
-use hubble_export::synth::{trace, Spec};
+use hubble_format::names::display;
 use hubble_format::{
     build_tree, counter_to_ns, CallTree, Mode, RingWriter, TraceFile, TraceHeader, TreeOptions,
 };
+use hubble_testkit::synth::{trace, Spec};
 use proptest::prelude::*;
 
 fn tree(file: &TraceFile) -> CallTree {

@@ -15,8 +15,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use hubble_export::synth::{trace, Spec};
 use hubble_format::Mode;
+use hubble_testkit::synth::{trace, Spec};
 
 /// CPU time of the waited-for children (user + system).
 fn children_cpu() -> Duration {

@@ -14,10 +14,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use hubble_analysis::signatures::Signature;
 use hubble_analysis::summary;
-use hubble_export::Input;
 use hubble_fleet::schema::Table;
 use hubble_fleet::tables::{run_trace_id, trace_id, SummaryTables, TraceTables};
 use hubble_fleet::write::write_part;
+use hubble_format::stream::Input;
 use hubble_format::{Trace, TraceFile};
 
 /// `KEY=VALUE` metadata given on the command line, checked as the trace format checks it.

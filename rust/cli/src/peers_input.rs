@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use hubble_export::Input;
+use hubble_format::stream::Input;
 use hubble_format::{Trace, TraceFile};
 use indicatif::{ProgressBar, ProgressStyle};
 

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use hubble_export::synth::{trace, Spec};
+use hubble_testkit::synth::{trace, Spec};
 
 fn hubble() -> Command {
     Command::new(env!("CARGO_BIN_EXE_hubble"))

@@ -5,9 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use hubble_export::synth::{trace, Spec};
 use hubble_export::Input;
 use hubble_format::TraceFile;
+use hubble_testkit::synth::{trace, Spec};
 
 fn hubble(args: &[&str]) -> (i32, String, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_hubble"))

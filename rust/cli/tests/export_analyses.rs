@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use hubble_export::synth::{trace, Spec};
+use hubble_testkit::synth::{trace, Spec};
 
 fn hubble(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_hubble"))

@@ -6,8 +6,8 @@
 
 use std::process::Command;
 
-use hubble_export::synth::{trace, Spec};
 use hubble_format::Mode;
+use hubble_testkit::synth::{trace, Spec};
 
 fn hubble(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_hubble"))
@@ -77,7 +77,11 @@ fn nanoscope_lines_are_decode_on_the_wall_clock() {
         let first = file.decode_events().unwrap().events[0].counter;
         let mut want: Vec<String> = Vec::new();
         for _ in 0..-lowest {
-            want.push(format!("{}:{}", wall(first), hubble_export::BEFORE_WINDOW));
+            want.push(format!(
+                "{}:{}",
+                wall(first),
+                hubble_format::names::BEFORE_WINDOW
+            ));
         }
         for (c, name) in &events {
             want.push(format!("{}:{}", wall(*c), name.as_deref().unwrap_or("POP")));

@@ -8,7 +8,7 @@ use std::io::Read;
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::process::{Command, Stdio};
 
-use hubble_export::synth::{trace, Spec};
+use hubble_testkit::synth::{trace, Spec};
 
 /// A pseudo-terminal: (master, slave).
 fn openpty() -> (OwnedFd, OwnedFd) {

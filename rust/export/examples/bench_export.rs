@@ -14,9 +14,9 @@ use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use hubble_export::synth::{trace, Spec};
 use hubble_export::Input;
 use hubble_format::{Mode, TraceFile};
+use hubble_testkit::synth::{trace, Spec};
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
@@ -164,8 +164,8 @@ fn main() {
             file: &f,
             name: "bench",
         }];
-        let prepared = hubble_export::stream::prepare(&input).expect("prepare");
-        let mut merged = hubble_export::stream::Merged::new(&prepared);
+        let prepared = hubble_format::stream::prepare(&input).expect("prepare");
+        let mut merged = hubble_format::stream::Merged::new(&prepared);
         let mut n = 0;
         while let Some((_, run)) = merged.next_run() {
             n += run.len();

@@ -3,8 +3,8 @@
 //! Thread 1 is the process's main thread; the others are workers of the same process, and one
 //! more file comes from a second, 32-bit process. Each file is `<tid>.hubble`.
 
-use hubble_export::synth::{trace, Spec};
 use hubble_format::Mode;
+use hubble_testkit::synth::{trace, Spec};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

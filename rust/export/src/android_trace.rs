@@ -24,9 +24,10 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 
-use crate::names::{self, BEFORE_WINDOW_SPLIT};
-use crate::stream::{prepare_listing, Merged, Step};
-use crate::{ExportError, Input, Result};
+use crate::{ExportError, Result};
+use hubble_format::names::{self, BEFORE_WINDOW_SPLIT};
+use hubble_format::stream::Input;
+use hubble_format::stream::{prepare_listing, Merged, Step};
 
 /// Magic of the binary part ("SLOW", little-endian).
 pub const MAGIC: u32 = 0x574f_4c53;

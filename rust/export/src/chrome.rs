@@ -7,9 +7,10 @@
 use std::collections::HashMap;
 use std::io::Write;
 
-use crate::names;
-use crate::stream::{prepare, Merged, Step};
-use crate::{Input, Result};
+use crate::Result;
+use hubble_format::names;
+use hubble_format::stream::Input;
+use hubble_format::stream::{prepare, Merged, Step};
 
 /// Appends `s` as a JSON string literal.
 pub fn json_string(out: &mut Vec<u8>, s: &str) {

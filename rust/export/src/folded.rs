@@ -13,9 +13,10 @@
 use std::collections::HashMap;
 use std::io::Write;
 
-use crate::names;
-use crate::stream::{prepare, Step};
-use crate::{ExportError, Input, Result};
+use crate::{ExportError, Result};
+use hubble_format::names;
+use hubble_format::stream::Input;
+use hubble_format::stream::{prepare, Step};
 
 struct Trie {
     /// (parent, name) → node.
@@ -62,7 +63,7 @@ impl Trie {
         *t += ticks;
     }
     /// Converts the current input's ticks to ns, once per node.
-    fn settle(&mut self, clock: &crate::clock::WallClock) {
+    fn settle(&mut self, clock: &hubble_format::clock::WallClock) {
         for node in self.touched.drain(..) {
             let ticks = std::mem::take(&mut self.ticks[node as usize]);
             self.nodes[node as usize].2 += clock.ticks_to_ns(ticks) as u64;

@@ -23,13 +23,9 @@
 
 pub mod android_trace;
 pub mod chrome;
-pub mod clock;
 pub mod folded;
-pub mod names;
 pub mod nanoscope;
 pub mod perfetto;
-pub mod stream;
-pub mod synth;
 pub mod system_trace;
 
 /// The generated Perfetto protobuf types (a trimmed subset, see `protos/perfetto_trace.proto`).
@@ -38,22 +34,14 @@ pub mod proto {
     include!(concat!(env!("OUT_DIR"), "/perfetto.protos.rs"));
 }
 
-pub use stream::{Input, Step};
-
-/// The name given to frames entered before the window (their entry slot was overwritten).
-pub const BEFORE_WINDOW: &str = "<entered before the window>";
+pub use hubble_format::stream::{Input, Step};
 
 /// Why an export failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
     /// An input could not be decoded.
-    #[error("{name}: {source}")]
-    Input {
-        /// The input's name (its path).
-        name: String,
-        /// What is wrong with it.
-        source: hubble_format::EventsError,
-    },
+    #[error(transparent)]
+    Input(#[from] hubble_format::stream::InputError),
     /// The format cannot hold this input.
     #[error("{0}")]
     Unsupported(String),

@@ -3,9 +3,10 @@
 
 use std::io::Write;
 
-use crate::names;
-use crate::stream::{prepare, Merged, Step};
-use crate::{ExportError, Input, Result};
+use crate::{ExportError, Result};
+use hubble_format::names;
+use hubble_format::stream::Input;
+use hubble_format::stream::{prepare, Merged, Step};
 
 /// Writes one input as Nanoscope text.
 pub fn write(inputs: &[Input<'_>], sink: &mut dyn Write) -> Result<()> {

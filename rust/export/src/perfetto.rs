@@ -30,15 +30,17 @@ use std::io::{Read, Seek, Write};
 
 use prost::Message;
 
-use crate::names;
 use crate::proto::{
     self, clock_snapshot, trace_packet, track_event, ClockSnapshot, EventName, InternedData,
     ProcessDescriptor, ThreadDescriptor, TracePacket, TracePacketDefaults, TrackDescriptor,
     TrackEvent, TrackEventDefaults,
 };
-use crate::stream::{self, prepare, Merged};
 use crate::system_trace::SystemTrace;
-use crate::{ExportError, Input, Result, BEFORE_WINDOW};
+use crate::{ExportError, Result};
+use hubble_format::names;
+use hubble_format::names::BEFORE_WINDOW;
+use hubble_format::stream::Input;
+use hubble_format::stream::{self, prepare, Merged};
 
 const REALTIME: u32 = proto::BuiltinClock::Realtime as u32;
 const SEQ_INCREMENTAL_STATE_CLEARED: u32 = 1;

@@ -12,11 +12,11 @@ use hubble_export::proto::{
     clock_snapshot, ClockSnapshot, ThreadDescriptor, Trace, TracePacket, TrackDescriptor,
     TrackEvent,
 };
-use hubble_export::stream::{prepare, Merged};
-use hubble_export::synth::{trace, Spec};
 use hubble_export::system_trace::{SystemTrace, SystemTraceError};
 use hubble_export::{ExportError, Input};
+use hubble_format::stream::{prepare, Merged};
 use hubble_format::{Mode, TraceFile};
+use hubble_testkit::synth::{trace, Spec};
 use prost::Message;
 
 const REALTIME: u32 = 1;

@@ -3,9 +3,9 @@
 //! when such frames exist), JSON string escaping, and the writers' few large writes.
 
 use hubble_export::android_trace::{thread_ids, write};
-use hubble_export::synth::{trace, Spec};
 use hubble_export::Input;
 use hubble_format::TraceFile;
+use hubble_testkit::synth::{trace, Spec};
 
 fn with_tids(tids: &[u32]) -> Vec<TraceFile> {
     tids.iter()
@@ -195,7 +195,7 @@ fn perfetto_tracks_hang_under_their_process() {
 /// leading or trailing dot (no class, or no method: the whole is the method of class `hubble`).
 #[test]
 fn names_split_at_their_edges() {
-    use hubble_export::names::split;
+    use hubble_format::names::split;
     let s = |n: &str| {
         let x = split(n);
         (x.class, x.method, x.signature)

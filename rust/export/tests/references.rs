@@ -12,10 +12,10 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use hubble_export::names::{self, display, BEFORE_WINDOW_SPLIT};
-use hubble_export::synth::{trace, Spec};
 use hubble_export::Input;
+use hubble_format::names::{self, display, BEFORE_WINDOW_SPLIT};
 use hubble_format::{build_tree, counter_to_ns, CallTree, Mode, TraceFile, TreeOptions};
+use hubble_testkit::synth::{trace, Spec};
 use proptest::prelude::*;
 
 fn tree(file: &TraceFile) -> CallTree {

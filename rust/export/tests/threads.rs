@@ -8,8 +8,8 @@ mod scenario;
 
 use std::collections::{BTreeMap, HashMap};
 
-use hubble_export::names::{self, BEFORE_WINDOW_SPLIT};
 use hubble_export::Input;
+use hubble_format::names::{self, BEFORE_WINDOW_SPLIT};
 use hubble_format::{Mode, RunFile};
 use prost::Message;
 use scenario::{Ev, ModelStep, Scenario};

@@ -2,11 +2,11 @@
 
 use std::collections::BTreeMap;
 
-use hubble_export::stream::{prepare, Merged, Step, BATCH};
-use hubble_export::synth::{trace, Spec};
 use hubble_export::Input;
 use hubble_format::ring::decode;
+use hubble_format::stream::{prepare, Merged, Step, BATCH};
 use hubble_format::{build_tree, Mode, RingWriter, TraceFile, TraceHeader, TreeOptions};
+use hubble_testkit::synth::{trace, Spec};
 
 /// One thread's call stream written by hand: `Some(method)` enters, `None` exits, each at its
 /// counter (a 1 GHz timer, so counters are nanoseconds); the ring holds `ring_slots` slots and
@@ -488,7 +488,7 @@ fn check_perfetto(files: &[TraceFile]) -> (usize, usize) {
         .map(|(i, ns, step)| {
             let name = match step {
                 Step::Enter(m) => {
-                    Some(hubble_export::names::display(&files[i].symbols, m).into_owned())
+                    Some(hubble_format::names::display(&files[i].symbols, m).into_owned())
                 }
                 Step::Exit => None,
             };
@@ -517,7 +517,7 @@ fn check_perfetto(files: &[TraceFile]) -> (usize, usize) {
     }
     assert!(want
         .iter()
-        .any(|(_, _, n)| n.as_deref() == Some(hubble_export::BEFORE_WINDOW)));
+        .any(|(_, _, n)| n.as_deref() == Some(hubble_format::names::BEFORE_WINDOW)));
     assert!(want
         .iter()
         .any(|(_, _, n)| n.as_deref().is_some_and(|n| n.starts_with("0x"))));
@@ -527,9 +527,11 @@ fn check_perfetto(files: &[TraceFile]) -> (usize, usize) {
     for (i, _) in files.iter().enumerate() {
         let cut = want
             .iter()
-            .any(|(j, _, n)| *j == i && n.as_deref() == Some(hubble_export::BEFORE_WINDOW));
+            .any(|(j, _, n)| *j == i && n.as_deref() == Some(hubble_format::names::BEFORE_WINDOW));
         let names = interned.get(&(i as u32 + 1)).map_or(&[][..], Vec::as_slice);
-        let named = names.iter().any(|n| n == hubble_export::BEFORE_WINDOW);
+        let named = names
+            .iter()
+            .any(|n| n == hubble_format::names::BEFORE_WINDOW);
         assert_eq!(named, cut, "input {i}: the cut frames' name interned");
     }
     (out.len(), interned_on_the_way)

@@ -10,9 +10,9 @@ use std::sync::Arc;
 use arrow_array::builder::{Int32Builder, Int64Builder, StringBuilder};
 use arrow_array::{ArrayRef, RecordBatch};
 use hubble_analysis::summary::Summary;
-use hubble_export::clock::WallClock;
-use hubble_export::names;
-use hubble_export::Input;
+use hubble_format::clock::WallClock;
+use hubble_format::names;
+use hubble_format::stream::Input;
 
 use crate::schema::{Table, METADATA_COLUMNS};
 use crate::Result;

@@ -5,14 +5,14 @@
 use std::collections::BTreeMap;
 
 use arrow_array::{Array, Int32Array, Int64Array, RecordBatch, StringArray};
-use hubble_export::names::display;
-use hubble_export::synth::{trace, Spec};
-use hubble_export::Input;
 use hubble_fleet::schema::{Table, METADATA_COLUMNS};
 use hubble_fleet::tables::{trace_id, TraceTables};
 use hubble_fleet::write::{check_part, read_part, write_part};
 use hubble_fleet::FleetError;
+use hubble_format::names::display;
+use hubble_format::stream::Input;
 use hubble_format::{build_tree, TraceFile, TreeOptions};
+use hubble_testkit::synth::{trace, Spec};
 
 type CallRow = (String, i32, i64, i64, i64, Option<String>);
 

@@ -9,6 +9,9 @@
 //! * [`threads`]: version 4, a whole process in one file: one section per thread, each thread's
 //!   runs of pool blocks ([`pool`]).
 //! * [`trace`]: any version read as per-thread sections of runs.
+//! * With `std`, reading a trace as the tools show it: [`names`] (display names), [`clock`]
+//!   (timer values on the wall clock) and [`stream`] (each thread's call steps, the edges of the
+//!   window balanced, threads merged in time): what every writer and analysis starts from.
 //!
 //! The codec needs only `alloc`; the `std` feature adds file I/O.
 #![no_std]
@@ -18,11 +21,17 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+#[cfg(feature = "std")]
+pub mod clock;
 pub mod file;
+#[cfg(feature = "std")]
+pub mod names;
 pub mod pool;
 pub mod pool_traffic;
 pub mod ring;
 pub mod slot;
+#[cfg(feature = "std")]
+pub mod stream;
 pub mod threads;
 pub mod time;
 pub mod trace;

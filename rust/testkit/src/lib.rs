@@ -1,6 +1,10 @@
 //! Shared by tests and proving grounds, never by the product: the one random generator every
-//! test stream, fuzzed scenario and synthetic workload draws from.
+//! test stream, fuzzed scenario and synthetic workload draws from, and ([`synth`], feature
+//! `traces`) synthetic trace files.
 #![deny(unsafe_op_in_unsafe_fn)]
+
+#[cfg(feature = "traces")]
+pub mod synth;
 
 /// xorshift64* (Vigna): 64 bits of state, no dependency, and the same sequence for the same
 /// seed on every machine, so a failing run reproduces from the seed it prints.

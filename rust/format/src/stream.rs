@@ -9,10 +9,36 @@
 //! forwards on the fly. Steps travel in batches of [`BATCH`]: the per-step work of balancing,
 //! placing on the wall clock and merging runs in tight loops, not in layers of iterators.
 
-use hubble_format::{slot, EventIter, Record, RingView, TraceFile};
+// The crate is no_std; this module is in its `std` feature.
+use std::prelude::rust_2021::*;
+use std::vec;
 
 use crate::clock::WallClock;
-use crate::{ExportError, Result};
+use crate::{slot, EventIter, EventsError, Record, RingView, TraceFile};
+
+/// An input whose window could not be decoded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputError {
+    /// The input's name (its path).
+    pub name: String,
+    /// What is wrong with it.
+    pub source: EventsError,
+}
+
+impl core::fmt::Display for InputError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{}: {}", self.name, self.source)
+    }
+}
+
+impl std::error::Error for InputError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
+/// Result of preparing inputs.
+pub type Result<T> = core::result::Result<T, InputError>;
 
 /// One input: a trace file and the name errors call it by.
 #[derive(Clone, Copy)]
@@ -244,7 +270,7 @@ pub fn prepare_listing<'a>(
                     }
                 },
             )
-            .map_err(|source| ExportError::Input {
+            .map_err(|source| InputError {
                 name: input.name.to_owned(),
                 source,
             })?;

@@ -1,6 +1,6 @@
 //! Timer values to wall-clock nanoseconds, exactly and without 128-bit division per event.
 
-use hubble_format::TraceHeader;
+use crate::TraceHeader;
 
 /// Places one file's timer values on the wall clock through its reference pair:
 /// `wall(c) = wall_clock_ns − ⌊(reference − c) · 10⁹ / hz⌋` for `c ≤ reference` (what

@@ -2,8 +2,12 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::format;
+// The crate is no_std; this module is in its `std` feature.
+use std::prelude::rust_2021::*;
 
-use crate::BEFORE_WINDOW;
+/// The name given to frames entered before the window (their entry slot was overwritten).
+pub const BEFORE_WINDOW: &str = "<entered before the window>";
 
 /// How `.trace` names the frames entered before the window: class and method.
 pub const BEFORE_WINDOW_SPLIT: (&str, &str) = ("hubble", "<entered-before-the-window>");

@@ -2,22 +2,12 @@
 //! and a system trace that cannot take them (missing, not a Perfetto trace, no clock snapshot
 //! relating BOOTTIME to REALTIME) is a one-line error naming it, exit status 2, no output file.
 
+mod common;
+use common::{hubble, run};
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use hubble_testkit::synth::{trace, Spec};
-
-fn hubble() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_hubble"))
-}
-
-fn run(cmd: &mut Command) -> (i32, String) {
-    let out = cmd.output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
 
 fn varint(mut v: u64, out: &mut Vec<u8>) {
     while v >= 0x80 {
@@ -92,7 +82,7 @@ fn leftovers(dir: &Path, out: &str) -> Vec<String> {
 
 fn export_fails(dir: &Path, hubble_file: &Path, with: &Path, needle: &str) {
     let out = dir.join("merged.pftrace");
-    let (code, err) = run(hubble()
+    let (code, _, err) = run(hubble()
         .args(["export", "--format", "perfetto", "-o"])
         .arg(&out)
         .arg("--with")
@@ -121,7 +111,7 @@ fn the_merged_trace_is_the_system_trace_then_hubble() {
         ],
     );
     let out = dir.path().join("merged.pftrace");
-    let (code, err) = run(hubble()
+    let (code, _, err) = run(hubble()
         .args(["export", "--format", "perfetto", "--with"])
         .arg(&sys)
         .arg("-o")
@@ -193,7 +183,7 @@ fn with_is_for_perfetto() {
     let (dir, file) = setup();
     let sys = write_system(dir.path(), "sys.pftrace", vec![snapshot(&[(6, 1), (1, 2)])]);
     let out = dir.path().join("out.trace");
-    let (code, err) = run(hubble()
+    let (code, _, err) = run(hubble()
         .args(["export", "--format", "trace", "--with"])
         .arg(&sys)
         .arg("-o")

@@ -1,13 +1,11 @@
 //! The `hubble` binary end to end: good files, raw rings, and every kind of bad input.
 
+mod common;
+use common::{hubble, run};
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use hubble_format::{Mode, RingWriter, TraceFile, TraceHeader};
-
-fn hubble() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_hubble"))
-}
 
 fn sample(dir: &Path) -> (PathBuf, TraceFile) {
     let mut ring = RingWriter::new(Mode::Bits64, 32);
@@ -42,15 +40,6 @@ fn sample(dir: &Path) -> (PathBuf, TraceFile) {
     let path = dir.join("t.hubble");
     file.write_atomic(&path).unwrap();
     (path, file)
-}
-
-fn run(cmd: &mut Command) -> (i32, String, String) {
-    let out = cmd.output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
 }
 
 #[test]

@@ -2,24 +2,15 @@
 //! library computed here or against values worked out by hand (cargo-mutants found these
 //! unpinned: docs/tools.md).
 
+mod common;
+use common::{hubble, run};
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use hubble_export::Input;
 use hubble_format::TraceFile;
 use hubble_testkit::synth::{trace, Spec};
-
-fn hubble(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_hubble"))
-        .args(args)
-        .output()
-        .expect("run hubble");
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8(o.stdout).unwrap(),
-        String::from_utf8(o.stderr).unwrap(),
-    )
-}
 
 fn synth(dir: &Path) -> (PathBuf, TraceFile) {
     let path = dir.join("t.hubble");
@@ -47,13 +38,13 @@ fn tasks_prints_what_the_analysis_finds() {
         !want.is_empty(),
         "the synthetic trace has no thread to report"
     );
-    let (code, out, err) = hubble(&["tasks", path.to_str().unwrap(), "--json"]);
+    let (code, out, err) = run(hubble().args(["tasks", path.to_str().unwrap(), "--json"]));
     assert_eq!(code, 0, "{err}");
     let got: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(got["threads"], serde_json::to_value(&want).unwrap());
     // No task records in the synthetic trace: an empty queuing report, and a line saying so.
     assert_eq!(got["queuing"]["tasks"], serde_json::json!([]));
-    let (code, text, _) = hubble(&["tasks", path.to_str().unwrap()]);
+    let (code, text, _) = run(hubble().args(["tasks", path.to_str().unwrap()]));
     assert_eq!(code, 0);
     assert!(
         text.starts_with(&format!(
@@ -88,7 +79,8 @@ fn chains_use_the_last_ms_asked_for_and_zero_means_the_whole_window() {
         let want =
             hubble_analysis::chains::chains(&input, window, hubble_analysis::chains::Rank::Time)
                 .unwrap();
-        let (code, out, err) = hubble(&["chains", p, "--last-ms", last_ms, "--json", "-n", "0"]);
+        let (code, out, err) =
+            run(hubble().args(["chains", p, "--last-ms", last_ms, "--json", "-n", "0"]));
         assert_eq!(code, 0, "{err}");
         let got: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert_eq!(
@@ -96,7 +88,7 @@ fn chains_use_the_last_ms_asked_for_and_zero_means_the_whole_window() {
             serde_json::to_value(&want).unwrap(),
             "--last-ms {last_ms}"
         );
-        let (_, text, _) = hubble(&["chains", p, "--last-ms", last_ms]);
+        let (_, text, _) = run(hubble().args(["chains", p, "--last-ms", last_ms]));
         let head = match window {
             Some(ns) => format!(
                 "call chains in the last {}.{:03} ms before the flush",
@@ -157,7 +149,8 @@ fn sample(dir: &Path, named: bool) -> PathBuf {
 fn info_counts_unresolved_methods_and_the_span() {
     let dir = tempfile::tempdir().unwrap();
     for (named, unresolved) in [(true, 1), (false, 2)] {
-        let (code, out, err) = hubble(&["info", sample(dir.path(), named).to_str().unwrap()]);
+        let (code, out, err) =
+            run(hubble().args(["info", sample(dir.path(), named).to_str().unwrap()]));
         assert_eq!(code, 0, "{err}");
         // 1057 - 1000 = 57 ticks = 3 µs.
         assert!(out.contains("2 entries, 2 exits over 0.003 ms"), "{out}");
@@ -175,7 +168,8 @@ fn info_counts_unresolved_methods_and_the_span() {
 fn decode_tree_prints_each_frame_with_its_duration() {
     let dir = tempfile::tempdir().unwrap();
     let path = sample(dir.path(), true);
-    let (code, out, err) = hubble(&["decode", path.to_str().unwrap(), "--format", "tree"]);
+    let (code, out, err) =
+        run(hubble().args(["decode", path.to_str().unwrap(), "--format", "tree"]));
     assert_eq!(code, 0, "{err}");
     // c() from 1000 to 1057 (3 µs), the unnamed one inside from 1019 to 1038 (1 µs).
     assert_eq!(out, "void a.B.c()  3.000 us\n  0x7f00000020  1.000 us\n");
@@ -196,7 +190,7 @@ fn a_closed_pipe_ends_quietly_and_a_full_disk_does_not() {
     })
     .write_atomic(&path)
     .unwrap();
-    let (code, out, _) = hubble(&["decode", path.to_str().unwrap()]);
+    let (code, out, _) = run(hubble().args(["decode", path.to_str().unwrap()]));
     assert_eq!(code, 0);
     assert!(
         out.len() > 1 << 20,
@@ -267,13 +261,13 @@ fn a_raw_ring_is_decoded_in_the_mode_asked_for() {
         ]
         .map(String::from)
     };
-    let (code, out, err) = hubble(&args("64").each_ref().map(String::as_str));
+    let (code, out, err) = run(hubble().args(args("64").each_ref().map(String::as_str)));
     assert_eq!(
         (code, out.as_str()),
         (0, "2:0x7f00000020\n3:POP\n"),
         "{err}"
     );
-    let (code, _, err) = hubble(&args("32").each_ref().map(String::as_str));
+    let (code, _, err) = run(hubble().args(args("32").each_ref().map(String::as_str)));
     assert_ne!(code, 0, "a wide entry accepted in a 32-bit ring");
     assert!(
         err.contains("ring.bin"),

@@ -9,6 +9,7 @@
 mod scenario;
 
 mod common;
+use common::output;
 
 use common::obfuscate::obfuscate;
 
@@ -18,13 +19,6 @@ use std::process::{Command, Output};
 
 use hubble_format::{Mode, TraceFile};
 use hubble_testkit::synth::{trace, Spec};
-
-fn hubble(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hubble"))
-        .args(args)
-        .output()
-        .expect("run hubble")
-}
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
@@ -203,15 +197,15 @@ fn every_command_and_format_prints_the_names_of_the_unobfuscated_trace() {
             vec!["decode", "--format", "tree"],
             vec!["decode", "--format", "nanoscope"],
         ] {
-            let plain = ok(hubble(&[args.as_slice(), &[s(p)]].concat()));
-            let deobf = ok(hubble(&[args.as_slice(), &[s(o), "--mapping", m]].concat()));
+            let plain = ok(output(&[args.as_slice(), &[s(p)]].concat()));
+            let deobf = ok(output(&[args.as_slice(), &[s(o), "--mapping", m]].concat()));
             assert!(plain == deobf, "{args:?} {}", p.display());
         }
     }
     let m = s(&c.mapping);
     let o = dir.path().join("obf.nanoscope");
     let p = dir.path().join("plain.nanoscope");
-    ok(hubble(&[
+    ok(output(&[
         "export",
         s(&c.plain[0]),
         "--format",
@@ -219,7 +213,7 @@ fn every_command_and_format_prints_the_names_of_the_unobfuscated_trace() {
         "-o",
         s(&p),
     ]));
-    ok(hubble(&[
+    ok(output(&[
         "export",
         s(&c.obf[0]),
         "--format",
@@ -268,11 +262,11 @@ fn raw_imports_are_deobfuscated() {
     let a = args(&tsv);
     let mut with = a.clone();
     with.extend(["--mapping".to_owned(), s(&c.mapping).to_owned()]);
-    let obf = String::from_utf8(ok(hubble(
+    let obf = String::from_utf8(ok(output(
         &a.iter().map(String::as_str).collect::<Vec<_>>(),
     )))
     .unwrap();
-    let deobf = String::from_utf8(ok(hubble(
+    let deobf = String::from_utf8(ok(output(
         &with.iter().map(String::as_str).collect::<Vec<_>>(),
     )))
     .unwrap();
@@ -347,11 +341,11 @@ fn parquet_tables_hold_source_names_with_one_mapping_per_app_version() {
         let mut args = vec!["export", "--format", "parquet", "-o", s(out)];
         args.extend(files.iter().map(|f| s(f)));
         args.extend(mapping);
-        ok(hubble(&args));
+        ok(output(&args));
         let mut args = vec!["summary", "--parquet", s(out)];
         args.extend(files.iter().map(|f| s(f)));
         args.extend(mapping);
-        ok(hubble(&args));
+        ok(output(&args));
     };
     let (plain_out, obf_out) = (dir.path().join("fleet-plain"), dir.path().join("fleet-obf"));
     export(&plain_dir, &plain_out, &[]);
@@ -372,7 +366,7 @@ fn parquet_tables_hold_source_names_with_one_mapping_per_app_version() {
     // mapping on the 1.0 file finds none of its classes.
     let one = s(&obf_dir.join("1.0.hubble")).to_owned();
     let out = dir.path().join("fleet-meta");
-    let r = hubble(&[
+    let r = output(&[
         "export",
         "--format",
         "parquet",
@@ -412,7 +406,7 @@ fn names_that_do_not_resolve_are_kept_and_counted_in_one_warning_line() {
     assert_ne!(kept, text);
     let partial = dir.path().join("partial.txt");
     std::fs::write(&partial, kept).unwrap();
-    let r = hubble(&["top", s(&c.obf[0]), "-n", "0", "--mapping", s(&partial)]);
+    let r = output(&["top", s(&c.obf[0]), "-n", "0", "--mapping", s(&partial)]);
     let err = String::from_utf8(r.stderr.clone()).unwrap();
     let out = String::from_utf8(ok(r)).unwrap();
     let warnings: Vec<&str> = err.lines().filter(|l| l.contains("warning")).collect();
@@ -462,7 +456,7 @@ fn bad_and_mismatched_mappings_are_errors_and_write_nothing() {
     for (extra, want) in cases {
         let mut args = vec!["export", obf, "--format", "chrome-json", "-o", s(&never)];
         args.extend(extra);
-        let r = hubble(&args);
+        let r = output(&args);
         let err = String::from_utf8_lossy(&r.stderr);
         assert_eq!(r.status.code(), Some(2), "{extra:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{err}");
@@ -483,7 +477,7 @@ fn bad_and_mismatched_mappings_are_errors_and_write_nothing() {
         assert!(left.is_empty(), "{left:?}");
     }
     // Fleet tables already hold the names export wrote.
-    let r = hubble(&["--mapping", s(&c.mapping), "fleet", "growth", "x"]);
+    let r = output(&["--mapping", s(&c.mapping), "fleet", "growth", "x"]);
     assert_eq!(r.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&r.stderr).contains("give --mapping to those"));
 }
@@ -493,7 +487,7 @@ fn traces_without_a_mapping_for_their_version_are_named_in_a_warning() {
     let dir = tempfile::tempdir().unwrap();
     let c = case(dir.path());
     let spec = format!("9.9={}", s(&c.mapping));
-    let r = hubble(&["top", s(&c.obf[0]), "--mapping", &spec]);
+    let r = output(&["top", s(&c.obf[0]), "--mapping", &spec]);
     let err = String::from_utf8_lossy(&r.stderr);
     assert!(r.status.success(), "{err}");
     assert!(
@@ -520,7 +514,7 @@ fn a_bad_mapping_stops_a_fleet_batch() {
         args.push(s(&out));
         args.extend(c.obf.iter().map(|f| s(f)));
         args.extend(["--mapping", s(&bad)]);
-        let r = hubble(&args);
+        let r = output(&args);
         let err = String::from_utf8_lossy(&r.stderr);
         assert_eq!(r.status.code(), Some(2), "{err}");
         assert!(!err.contains("skipped"), "{err}");

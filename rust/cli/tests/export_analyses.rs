@@ -1,16 +1,11 @@
 //! `hubble export` and the analyses, end to end through the binary.
 
+mod common;
+use common::output;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use hubble_testkit::synth::{trace, Spec};
-
-fn hubble(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hubble"))
-        .args(args)
-        .output()
-        .expect("run hubble")
-}
 
 fn traces(dir: &Path) -> Vec<PathBuf> {
     (0..2)
@@ -39,7 +34,7 @@ fn every_format_writes_a_file_and_stdout_matches() {
     let files = traces(dir.path());
     for format in ["perfetto", "trace", "chrome-json", "folded", "svg"] {
         let out = dir.path().join(format!("out.{format}"));
-        let r = hubble(&[
+        let r = output(&[
             "export",
             s(&files[0]),
             s(&files[1]),
@@ -55,7 +50,7 @@ fn every_format_writes_a_file_and_stdout_matches() {
         );
         let written = std::fs::read(&out).unwrap();
         assert!(!written.is_empty());
-        let r = hubble(&[
+        let r = output(&[
             "export",
             s(&files[0]),
             s(&files[1]),
@@ -75,7 +70,7 @@ fn failures_leave_no_output_and_name_the_file() {
     let files = traces(dir.path());
     let out = dir.path().join("never.txt");
     // Nanoscope takes one thread.
-    let r = hubble(&[
+    let r = output(&[
         "export",
         s(&files[0]),
         s(&files[1]),
@@ -97,7 +92,7 @@ fn failures_leave_no_output_and_name_the_file() {
         vec!["top", s(&bad), "-o", s(&out)],
         vec!["summary", s(&bad), "--json", "-o", s(&out)],
     ] {
-        let r = hubble(&args);
+        let r = output(&args);
         assert_eq!(r.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&r.stderr);
         assert_eq!(err.lines().count(), 1, "{err}");
@@ -122,17 +117,17 @@ fn analyses_print_text_and_json() {
         "method sleep *Thread.sleep*\nchain click-sleep *onClick* > *sleep*\n",
     )
     .unwrap();
-    let r = hubble(&["match", s(&sigs), s(&files[0]), s(&files[1]), "--json"]);
+    let r = output(&["match", s(&sigs), s(&files[0]), s(&files[1]), "--json"]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let v: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
     assert_eq!(v.as_array().unwrap().len(), 2);
     assert!(v[0]["count"].as_u64().unwrap() > 0);
 
-    let r = hubble(&["top", s(&files[0]), "-n", "3"]);
+    let r = output(&["top", s(&files[0]), "-n", "3"]);
     let text = String::from_utf8(r.stdout).unwrap();
     assert_eq!(text.lines().count(), 4, "{text}");
 
-    let r = hubble(&[
+    let r = output(&[
         "chains",
         s(&files[0]),
         "--last-ms",
@@ -144,12 +139,12 @@ fn analyses_print_text_and_json() {
     let v: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
     assert_eq!(v.as_array().unwrap().len(), 2);
 
-    let r = hubble(&["summary", s(&files[0]), "--signatures", s(&sigs), "--json"]);
+    let r = output(&["summary", s(&files[0]), "--signatures", s(&sigs), "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
     assert_eq!(v["hubble_summary"], 1);
 
     std::fs::write(&sigs, "method ok *x*\nfunction bad *y*\n").unwrap();
-    let r = hubble(&["match", s(&sigs), s(&files[0])]);
+    let r = output(&["match", s(&sigs), s(&files[0])]);
     assert_eq!(r.status.code(), Some(2));
     let err = String::from_utf8_lossy(&r.stderr);
     assert!(err.contains("sigs.txt:2:"), "{err}");

@@ -2,8 +2,10 @@
 //! three tasks at once, the first slow. The JSON is the analysis's report; the text ranks the
 //! site anomalous and names what its tasks waited behind; a bad `--tau-ms` is refused.
 
+mod common;
+use common::hubble;
+
 use std::collections::BTreeMap;
-use std::process::Command;
 
 use hubble_analysis::queuing::queuing;
 use hubble_analysis::Input;
@@ -16,10 +18,6 @@ const SITE: u64 = 0x7000_0100;
 const EXECUTE: u64 = 0x7000_0200;
 const RUN: u64 = 0x7000_0300;
 const QUEUE: u32 = 0x0a5e_0001;
-
-fn hubble() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_hubble"))
-}
 
 /// MAIN (tid 1) submits tasks 1, 2, 3 at 1, 10, 20 ms (+ 1 µs: the record after the entry);
 /// the worker (tid 9) runs them from 2 ms, 900, 50 and 50 ms one after the other (1 µs between);

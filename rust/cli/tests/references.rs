@@ -4,16 +4,14 @@
 //! window start opened there, frames running at the flush closed at the flush, and
 //! `wall(c) = wall_clock_ns − ⌊(reference − c)·10⁹ / hz⌋` worked out here.
 
-use std::process::Command;
+mod common;
+use common::output;
 
 use hubble_format::Mode;
 use hubble_testkit::synth::{trace, Spec};
 
 fn hubble(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_hubble"))
-        .args(args)
-        .output()
-        .expect("run hubble");
+    let out = output(args);
     assert!(
         out.status.success(),
         "{args:?}: {}",

@@ -5,24 +5,13 @@
 #[path = "../../format/tests/common/pool_scenario.rs"]
 mod scenario;
 
+mod common;
+use common::{hubble, run};
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use hubble_format::Mode;
 use scenario::Scenario;
-
-fn hubble() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_hubble"))
-}
-
-fn run(cmd: &mut Command) -> (i32, String, String) {
-    let out = cmd.output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
 
 /// A scenario with a thread of several runs and one whose first run follows dropped records.
 fn scenario_with_gaps(mode: Mode) -> Scenario {

@@ -22,7 +22,7 @@
 
 use unicorn_engine::{RegisterARM, RegisterARM64, Unicorn};
 
-use crate::emu::{gpr, Frame, Isa};
+use crate::cpu::{gpr, Frame, Isa};
 use crate::output::{DexRegs, PcMap, TryItem, VregLoc};
 
 /// A compiled method the machine has loaded: what the exception handler reads of it.
@@ -167,7 +167,7 @@ fn value_at(
                 // arm: FPU register numbers are S registers; s(2n+1) is d(n)'s high half.
                 // x86: XMM registers; a double's high half is the same register's bits 32-63.
                 Isa::X86 => {
-                    let (low, _) = crate::emu::xmm_read(u, r);
+                    let (low, _) = crate::cpu::xmm_read(u, r);
                     if high {
                         (low >> 32) as u32
                     } else {

@@ -37,64 +37,13 @@ use std::rc::Rc;
 
 use unicorn_engine::{RegisterARM, RegisterARM64, RegisterX86, Unicorn};
 
-use crate::emu::{self, CodeMap, Frame, Isa, Layout, Seen};
+use crate::cpu::{self, EmuError, Frame, Isa};
+use crate::emu::{self, CodeMap, Layout, Seen};
+use crate::entrypoints::field_entrypoint;
+pub use crate::entrypoints::{InvokeKind, FIELD_ENTRYPOINTS};
 use crate::heap::{self, Classes, LookupError};
 use crate::output::{Compiled, FieldRef, Invoke, IsaCode, PcMap};
 use crate::{Harness, HarnessError};
-
-/// The invoke type a trampoline stands for (runtime/invoke_type.h); its number is the one the
-/// native child's trampolines pass (`crate::native_dispatch`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum InvokeKind {
-    Static = 0,
-    Direct = 1,
-    Virtual = 2,
-    Super = 3,
-    Interface = 4,
-}
-
-impl InvokeKind {
-    pub const ALL: [InvokeKind; 5] = [
-        InvokeKind::Static,
-        InvokeKind::Direct,
-        InvokeKind::Virtual,
-        InvokeKind::Super,
-        InvokeKind::Interface,
-    ];
-
-    /// The name of its `p<Kind>TrampolineWithAccessCheck` entrypoint, without the `p`.
-    pub fn entrypoint(self) -> &'static str {
-        match self {
-            InvokeKind::Static => "InvokeStaticTrampolineWithAccessCheck",
-            InvokeKind::Direct => "InvokeDirectTrampolineWithAccessCheck",
-            InvokeKind::Virtual => "InvokeVirtualTrampolineWithAccessCheck",
-            InvokeKind::Super => "InvokeSuperTrampolineWithAccessCheck",
-            InvokeKind::Interface => "InvokeInterfaceTrampolineWithAccessCheck",
-        }
-    }
-
-    /// The kind of the trampoline entrypoint `name` (without the `p`).
-    pub fn of_entrypoint(name: &str) -> Option<InvokeKind> {
-        InvokeKind::ALL.into_iter().find(|k| k.entrypoint() == name)
-    }
-
-    /// The kind of an invoke instruction (`invoke-virtual`, `/range` or not).
-    fn of_opcode(opcode: &str) -> Option<InvokeKind> {
-        let op = opcode.trim_end_matches("/range");
-        InvokeKind::ALL.into_iter().find(|k| k.opcode() == op)
-    }
-
-    /// The dex opcode's name without `/range` (`Instruction::Name`).
-    fn opcode(self) -> &'static str {
-        match self {
-            InvokeKind::Static => "invoke-static",
-            InvokeKind::Direct => "invoke-direct",
-            InvokeKind::Virtual => "invoke-virtual",
-            InvokeKind::Super => "invoke-super",
-            InvokeKind::Interface => "invoke-interface",
-        }
-    }
-}
 
 /// Why a method could not be resolved or compiled.
 #[derive(Clone, Debug, thiserror::Error)]
@@ -270,14 +219,6 @@ impl Dispatcher {
         }
     }
 
-    pub(crate) fn set_code_map(&mut self, map: Rc<RefCell<CodeMap>>) {
-        self.map = Some(map);
-    }
-
-    pub(crate) fn set_entry_method(&mut self, method: u64) {
-        self.entry_method = method;
-    }
-
     fn art_method(&self, k: usize) -> u64 {
         self.entry_method + k as u64 * ART_METHOD_STRIDE
     }
@@ -286,35 +227,6 @@ impl Dispatcher {
     /// thumb bit on arm (the entry point of Thumb-2 code is odd).
     fn entry_point(&self, k: usize) -> u64 {
         self.methods[k].start | u64::from(self.isa == Isa::Thumb2)
-    }
-
-    /// The dex's classes (the linker's).
-    pub(crate) fn classes(&self) -> Result<Rc<Classes>, String> {
-        self.linker.classes()
-    }
-
-    /// Descriptors of the loaded methods, in load order (the method called first).
-    pub(crate) fn loaded(&self) -> Vec<String> {
-        self.methods.iter().map(|m| m.descriptor.clone()).collect()
-    }
-
-    /// The compiled code called `p<Kind>TrampolineWithAccessCheck`: do what
-    /// `art_quick_invoke_<kind>_trampoline_with_access_check` does, and record the dispatch.
-    pub(crate) fn invoke(&mut self, u: &mut Unicorn<'_, ()>, s: &mut Seen, kind: InvokeKind) {
-        match self.trampoline(u, kind) {
-            Ok(frame) => {
-                s.calls.push((true, frame.1));
-                s.frames.push(frame.0);
-            }
-            Err(Failure::Threw(e)) => {
-                // Delivered by the trap hook (a compiled handler may catch it).
-                s.exception = Some(e);
-            }
-            Err(Failure::Error(why)) => {
-                s.dispatch_error = Some(why);
-                let _ = u.emu_stop();
-            }
-        }
     }
 
     /// INVOKE_TRAMPOLINE_BODY (ART 14: runtime/arch/arm64/quick_entrypoints_arm64.S:365-381,
@@ -363,7 +275,7 @@ impl Dispatcher {
         match isa {
             Isa::Arm64 => {
                 for n in (8..=15).chain([17]) {
-                    let _ = u.reg_write(emu::gpr(isa, n), 0x0bad_ca11_0000 + u64::from(n));
+                    let _ = u.reg_write(cpu::gpr(isa, n), 0x0bad_ca11_0000 + u64::from(n));
                 }
                 for n in 16..32 {
                     let _ = u.reg_write(RegisterARM64::D0 as i32 + n, 0x7ff4_dead_0000_0000);
@@ -400,7 +312,7 @@ impl Dispatcher {
         // `call fs:[offset]` (CodeGeneratorX86::GenerateInvokeRuntime) pushed the return
         // address: [esp] is the caller's pc, esp + 4 its sp at the call.
         let esp = u.reg_read(RegisterX86::ESP).unwrap_or(0);
-        let caller_pc = u64::from(emu::read_u32(u, esp).ok_or_else(|| {
+        let caller_pc = u64::from(cpu::read_u32(u, esp).ok_or_else(|| {
             Failure::Error(format!("the return address at esp {esp:#x} is unreadable"))
         })?);
         let caller_sp = esp + 4;
@@ -418,7 +330,7 @@ impl Dispatcher {
         // may clobber (cdecl: XMM4-7 are caller-saved) and the frame does not restore is
         // overwritten with junk, so compiled code that kept a value there would fail.
         for n in 4..8 {
-            let _ = emu::xmm_write(u, n, 0x7ff4_dead_0000_0000 + u64::from(n), 0x0bad_ca11);
+            let _ = cpu::xmm_write(u, n, 0x7ff4_dead_0000_0000 + u64::from(n), 0x0bad_ca11);
         }
         // `xchgl %edi, (%esp)` puts the code where EDI was saved, `testl %eax, %eax` (non-null:
         // dispatched), `ret`: a tail call with the caller's return address again at [esp],
@@ -598,25 +510,6 @@ impl Dispatcher {
         )
     }
 
-    /// The code called an instance field entrypoint (`p{Get,Set}<Kind>Instance`): do what
-    /// art_quick_{get,set}*_instance and art{Get,Set}<Kind>InstanceFromCompiledCode do
-    /// (quick_entrypoints_{arm64,arm,x86}.S: TWO_/THREE_ARG_REF_DOWNCALL;
-    /// quick_field_entrypoints.cc:109-260, ART 14): the field by its dex index from the
-    /// calling method (GetReferrer), the object's slot (FindInstanceField, :75-90: the field
-    /// resolved, then a null object throws NullPointerException), the value read or written, the result in the return register(s)
-    /// (the code moves a float field's value out of them itself:
-    /// CodeGenerator::GenerateUnresolvedFieldAccess). Arguments: field index in w0/r0/EAX, the
-    /// object in x1/r1/ECX, a new value in x2 / r2 (r2:r3) / EDX (EDX:EBX)
-    /// (FieldAccessCallingConvention{ARM64,ARMVIXL,X86}). None: not a field entrypoint.
-    pub(crate) fn field(
-        &self,
-        u: &mut Unicorn<'_, ()>,
-        name: &str,
-    ) -> Option<Result<crate::runtime::Outcome, String>> {
-        let (get, width) = field_entrypoint(name)?;
-        Some(self.field_access(u, get, width))
-    }
-
     fn field_access(
         &self,
         u: &mut Unicorn<'_, ()>,
@@ -645,7 +538,7 @@ impl Dispatcher {
                     r(u, RegisterX86::ECX as i32),
                     (r(u, RegisterX86::EDX as i32) & 0xffff_ffff)
                         | (r(u, RegisterX86::EBX as i32) << 32),
-                    u64::from(emu::read_u32(u, esp).unwrap_or(0)),
+                    u64::from(cpu::read_u32(u, esp).unwrap_or(0)),
                 )
             }
         };
@@ -765,6 +658,64 @@ impl Dispatcher {
             map.borrow_mut().add(self.isa, code, start);
         }
         Ok(k)
+    }
+}
+
+impl emu::Dispatch for Dispatcher {
+    fn set_code_map(&mut self, map: Rc<RefCell<CodeMap>>) {
+        self.map = Some(map);
+    }
+
+    fn set_entry_method(&mut self, method: u64) {
+        self.entry_method = method;
+    }
+
+    /// The dex's classes (the linker's).
+    fn classes(&self) -> Result<Rc<Classes>, String> {
+        self.linker.classes()
+    }
+
+    /// Descriptors of the loaded methods, in load order (the method called first).
+    fn loaded(&self) -> Vec<String> {
+        self.methods.iter().map(|m| m.descriptor.clone()).collect()
+    }
+
+    /// The compiled code called `p<Kind>TrampolineWithAccessCheck`: do what
+    /// `art_quick_invoke_<kind>_trampoline_with_access_check` does, and record the dispatch.
+    fn invoke(&mut self, u: &mut Unicorn<'_, ()>, s: &mut Seen, kind: InvokeKind) {
+        match self.trampoline(u, kind) {
+            Ok(frame) => {
+                s.calls.push((true, frame.1));
+                s.frames.push(frame.0);
+            }
+            Err(Failure::Threw(e)) => {
+                // Delivered by the trap hook (a compiled handler may catch it).
+                s.exception = Some(e);
+            }
+            Err(Failure::Error(why)) => {
+                s.dispatch_error = Some(why);
+                let _ = u.emu_stop();
+            }
+        }
+    }
+
+    /// The code called an instance field entrypoint (`p{Get,Set}<Kind>Instance`): do what
+    /// art_quick_{get,set}*_instance and art{Get,Set}<Kind>InstanceFromCompiledCode do
+    /// (quick_entrypoints_{arm64,arm,x86}.S: TWO_/THREE_ARG_REF_DOWNCALL;
+    /// quick_field_entrypoints.cc:109-260, ART 14): the field by its dex index from the
+    /// calling method (GetReferrer), the object's slot (FindInstanceField, :75-90: the field
+    /// resolved, then a null object throws NullPointerException), the value read or written, the result in the return register(s)
+    /// (the code moves a float field's value out of them itself:
+    /// CodeGenerator::GenerateUnresolvedFieldAccess). Arguments: field index in w0/r0/EAX, the
+    /// object in x1/r1/ECX, a new value in x2 / r2 (r2:r3) / EDX (EDX:EBX)
+    /// (FieldAccessCallingConvention{ARM64,ARMVIXL,X86}). None: not a field entrypoint.
+    fn field(
+        &self,
+        u: &mut Unicorn<'_, ()>,
+        name: &str,
+    ) -> Option<Result<crate::runtime::Outcome, String>> {
+        let (get, width) = field_entrypoint(name)?;
+        Some(self.field_access(u, get, width))
     }
 }
 
@@ -1029,32 +980,6 @@ fn choose(
     Ok(chosen.descriptor.clone())
 }
 
-/// The instance field entrypoints (quick_entrypoints_list.h: Get{Boolean,Byte,Char,Short,32,
-/// 64,Obj}Instance, Set{8,16,32,64,Obj}Instance): name, is a get, bits it moves. The native
-/// child's stubs follow this order (`crate::native_dispatch`).
-pub const FIELD_ENTRYPOINTS: [(&str, bool, u32); 12] = [
-    ("GetBooleanInstance", true, 8),
-    ("GetByteInstance", true, 8),
-    ("GetCharInstance", true, 16),
-    ("GetShortInstance", true, 16),
-    ("Get32Instance", true, 32),
-    ("Get64Instance", true, 64),
-    ("GetObjInstance", true, 32),
-    ("Set8Instance", false, 8),
-    ("Set16Instance", false, 16),
-    ("Set32Instance", false, 32),
-    ("Set64Instance", false, 64),
-    ("SetObjInstance", false, 32),
-];
-
-/// Whether `name` is an instance field entrypoint, and which: (is a get, bits it moves).
-fn field_entrypoint(name: &str) -> Option<(bool, u32)> {
-    FIELD_ENTRYPOINTS
-        .iter()
-        .find(|e| e.0 == name)
-        .map(|&(_, get, width)| (get, width))
-}
-
 /// CodeInfo::GetStackMapForNativePcOffset (runtime/stack_map.cc): the first Default or OSR
 /// stack map at `pc` (catch stack maps are stored at the end and never match a call's pc);
 /// its dex pc.
@@ -1066,6 +991,22 @@ fn stack_map_for_native_pc_offset(maps: &[PcMap], pc: u32) -> Option<u32> {
         .take_while(|m| m.native_pc == pc)
         .find(|m| m.kind == KIND_DEFAULT || m.kind == KIND_OSR)
         .map(|m| m.dex_pc)
+}
+
+impl emu::Machine {
+    /// Loads `c`'s `code` with an invoke dispatcher: the code's calls through the invoke
+    /// trampoline are resolved through `linker` and continue in the callee's compiled code
+    /// (`Dispatcher`).
+    pub fn linked(
+        c: &Compiled,
+        code: &IsaCode,
+        linker: Rc<Linker>,
+    ) -> Result<emu::Machine, EmuError> {
+        let isa = Isa::from_name(&code.isa)
+            .ok_or_else(|| EmuError::Args(format!("{} is not emulated", code.isa)))?;
+        let d = Dispatcher::new(isa, c, code, linker, emu::layout(isa));
+        emu::Machine::build(code, &c.shorty, c.is_static, Some(Rc::new(RefCell::new(d))))
+    }
 }
 
 impl crate::Runner {

@@ -19,48 +19,14 @@ use hubble_format::{Mode, Record};
 use unicorn_engine::{Arch, ArmCpuModel, Prot, RegisterARM, RegisterARM64, RegisterX86, Unicorn};
 
 use crate::abi::{self, Arg};
-use crate::dispatch::{Dispatcher, InvokeKind, Linker};
-use crate::heap::{self, ObjectSpec};
-use crate::output::{Compiled, IsaCode};
+use crate::cpu::{fpr, gpr, read_u32, sp_register, uc, xmm_read, xmm_write, Frame};
+pub use crate::cpu::{EmuError, Isa};
+use crate::entrypoints::InvokeKind;
+use crate::heap::{self, Classes, ObjectSpec};
+use crate::output::IsaCode;
 pub use crate::pool::PoolMode;
 use crate::pool::{pool_records, POOL_TAKE_AT};
 use crate::thread;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Isa {
-    Arm64,
-    Thumb2,
-    /// 32-bit x86 (`InstructionSet::kX86`), in unicorn's `MODE_32` with `%fs` selecting a GDT
-    /// descriptor whose base is the Thread image (`x86_fs`).
-    X86,
-}
-
-impl Isa {
-    pub fn name(self) -> &'static str {
-        match self {
-            Isa::Arm64 => "arm64",
-            Isa::Thumb2 => "thumb2",
-            Isa::X86 => "x86",
-        }
-    }
-
-    /// Bytes in a pointer (and a Thread image's entrypoint slot).
-    pub fn pointer_size(self) -> u32 {
-        match self {
-            Isa::Arm64 => 8,
-            Isa::Thumb2 | Isa::X86 => 4,
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Isa> {
-        match name {
-            "arm64" => Some(Isa::Arm64),
-            "thumb2" => Some(Isa::Thumb2),
-            "x86" => Some(Isa::X86),
-            _ => None,
-        }
-    }
-}
 
 /// How one call went.
 #[derive(Clone, Debug)]
@@ -93,24 +59,6 @@ pub struct Run {
     pub objects: Vec<Vec<(String, u64)>>,
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum EmuError {
-    #[error("unicorn: {0}")]
-    Unicorn(String),
-    #[error("the code did not return (stopped at {pc:#x} after {executed} instructions): {why}")]
-    NoReturn { pc: u64, executed: u64, why: String },
-    #[error("arguments: {0}")]
-    Args(String),
-    #[error("ring: {0}")]
-    Ring(String),
-    #[error("invoke dispatch: {0}")]
-    Dispatch(String),
-}
-
-pub(crate) fn uc<T>(r: Result<T, unicorn_engine::uc_error>) -> Result<T, EmuError> {
-    r.map_err(|e| EmuError::Unicorn(format!("{e:?}")))
-}
-
 pub(crate) struct Layout {
     pub(crate) code: u64,
     ret: u64,
@@ -138,7 +86,7 @@ fn max_insns() -> u64 {
         .unwrap_or(50_000_000)
 }
 
-fn layout(isa: Isa) -> Layout {
+pub(crate) fn layout(isa: Isa) -> Layout {
     match isa {
         // Above 4 GiB where ART's arm64 pointers can be (the ArtMethod* too: wide entries).
         Isa::Arm64 => Layout {
@@ -255,73 +203,6 @@ fn reserved_scratch(isa: Isa) -> &'static [u8] {
         // temps, patch 0015 HubbleTraceLocationsX86) and the flags.
         Isa::X86 => &[],
     }
-}
-
-pub(crate) fn gpr(isa: Isa, n: u8) -> i32 {
-    match isa {
-        Isa::Arm64 => match n {
-            0..=28 => RegisterARM64::X0 as i32 + i32::from(n),
-            29 => RegisterARM64::X29 as i32,
-            30 => RegisterARM64::X30 as i32,
-            _ => RegisterARM64::SP as i32,
-        },
-        Isa::Thumb2 => match n {
-            0..=12 => RegisterARM::R0 as i32 + i32::from(n),
-            13 => RegisterARM::SP as i32,
-            _ => RegisterARM::LR as i32,
-        },
-        // ART's numbering (arch/x86/registers_x86.h): EAX ECX EDX EBX ESP EBP ESI EDI.
-        Isa::X86 => [
-            RegisterX86::EAX,
-            RegisterX86::ECX,
-            RegisterX86::EDX,
-            RegisterX86::EBX,
-            RegisterX86::ESP,
-            RegisterX86::EBP,
-            RegisterX86::ESI,
-            RegisterX86::EDI,
-        ][usize::from(n & 7)] as i32,
-    }
-}
-
-fn fpr(isa: Isa, n: u8) -> i32 {
-    match isa {
-        Isa::Arm64 => RegisterARM64::D0 as i32 + i32::from(n),
-        Isa::Thumb2 => RegisterARM::D0 as i32 + i32::from(n),
-        Isa::X86 => RegisterX86::XMM0 as i32 + i32::from(n),
-    }
-}
-
-/// An x86 XMM register's 128 bits as (low, high).
-pub(crate) fn xmm_read(u: &Unicorn<'_, ()>, n: u8) -> (u64, u64) {
-    let v = u.reg_read_long(fpr(Isa::X86, n)).unwrap_or_default();
-    if v.len() < 16 {
-        return (0, 0);
-    }
-    (
-        u64::from_le_bytes(v[..8].try_into().unwrap()),
-        u64::from_le_bytes(v[8..16].try_into().unwrap()),
-    )
-}
-
-/// Writes an x86 XMM register's 128 bits as (low, high).
-pub(crate) fn xmm_write(
-    u: &mut Unicorn<'_, ()>,
-    n: u8,
-    low: u64,
-    high: u64,
-) -> Result<(), EmuError> {
-    let mut v = [0u8; 16];
-    v[..8].copy_from_slice(&low.to_le_bytes());
-    v[8..].copy_from_slice(&high.to_le_bytes());
-    uc(u.reg_write_long(fpr(Isa::X86, n), &v))
-}
-
-/// Reads a little-endian 32-bit word of emulated memory.
-pub(crate) fn read_u32(u: &Unicorn<'_, ()>, at: u64) -> Option<u32> {
-    let mut b = [0u8; 4];
-    u.mem_read(at, &mut b).ok()?;
-    Some(u32::from_le_bytes(b))
 }
 
 /// General registers (incl. sp, lr, the thread register) and FP registers compared around a
@@ -467,14 +348,6 @@ pub(crate) fn f64_to_x87(v: f64) -> [u8; 10] {
     out
 }
 
-/// A frame the harness dispatched and has not seen return yet.
-pub(crate) struct Frame {
-    /// The caller's return address (thumb bit cleared).
-    pub(crate) ret: u64,
-    /// sp at the call: the callee returns with it restored.
-    pub(crate) sp: u64,
-}
-
 #[derive(Default)]
 pub(crate) struct Seen {
     executed: u64,
@@ -500,6 +373,29 @@ pub(crate) struct Seen {
     unsupported: Option<String>,
 }
 
+/// What a machine made with a linker (`Machine::linked`) calls for the entrypoints that need
+/// other methods' code or the dex's classes: `crate::dispatch::Dispatcher`. A trait so that
+/// the machine does not depend on the dispatcher, which makes machines.
+pub(crate) trait Dispatch {
+    /// The trace points of the loaded methods: each callee loaded adds its own.
+    fn set_code_map(&mut self, map: Rc<RefCell<CodeMap>>);
+    /// The `ArtMethod*` of the call the harness makes (the callees' follow from it).
+    fn set_entry_method(&mut self, method: u64);
+    /// The dex's classes.
+    fn classes(&self) -> Result<Rc<Classes>, String>;
+    /// The methods whose code is loaded, in load order.
+    fn loaded(&self) -> Vec<String>;
+    /// The code called the invoke trampoline of `kind`: it continues in the callee, the call
+    /// and its frame recorded in `s`, or `s` has the exception to deliver or the error.
+    fn invoke(&mut self, u: &mut Unicorn<'_, ()>, s: &mut Seen, kind: InvokeKind);
+    /// The code called entrypoint `name`: what it did, if it is an instance field entrypoint.
+    fn field(
+        &self,
+        u: &mut Unicorn<'_, ()>,
+        name: &str,
+    ) -> Option<Result<crate::runtime::Outcome, String>>;
+}
+
 /// One method's code loaded into unicorn once, called many times (a fresh unicorn per call
 /// costs more than the call).
 pub struct Machine {
@@ -510,7 +406,7 @@ pub struct Machine {
     shorty: String,
     ring_bytes: u64,
     /// The invoke dispatcher, when the machine was made with a linker.
-    dispatcher: Option<Rc<RefCell<Dispatcher>>>,
+    dispatcher: Option<Rc<RefCell<dyn Dispatch>>>,
     /// Where the START record goes (slot index); None: slot 0. See `Machine::set_ring_start`.
     ring_start: Option<usize>,
     /// Many-thread mode: the ring's mapping holds the pool instead.
@@ -525,16 +421,6 @@ impl Machine {
     /// Loads `code` (the method's shorty and staticness decide the calling convention).
     pub fn new(code: &IsaCode, shorty: &str, is_static: bool) -> Result<Machine, EmuError> {
         Machine::build(code, shorty, is_static, None)
-    }
-
-    /// Loads `c`'s `code` with an invoke dispatcher: the code's calls through the invoke
-    /// trampoline are resolved through `linker` and continue in the callee's compiled code
-    /// (`crate::dispatch`).
-    pub fn linked(c: &Compiled, code: &IsaCode, linker: Rc<Linker>) -> Result<Machine, EmuError> {
-        let isa = Isa::from_name(&code.isa)
-            .ok_or_else(|| EmuError::Args(format!("{} is not emulated", code.isa)))?;
-        let d = Dispatcher::new(isa, c, code, linker, layout(isa));
-        Machine::build(code, &c.shorty, c.is_static, Some(Rc::new(RefCell::new(d))))
     }
 
     /// Puts the START record at `slot` (None: slot 0) for the following calls, the cursor after
@@ -579,11 +465,12 @@ impl Machine {
             .unwrap_or_default()
     }
 
-    fn build(
+    /// Loads `code`, with `dispatcher` if given (`Machine::linked`).
+    pub(crate) fn build(
         code: &IsaCode,
         shorty: &str,
         is_static: bool,
-        dispatcher: Option<Rc<RefCell<Dispatcher>>>,
+        dispatcher: Option<Rc<RefCell<dyn Dispatch>>>,
     ) -> Result<Machine, EmuError> {
         let isa = Isa::from_name(&code.isa)
             .ok_or_else(|| EmuError::Args(format!("{} is not emulated", code.isa)))?;
@@ -1298,15 +1185,6 @@ fn code_hook(
         if m.fprem.contains(&addr) {
             x87_fprem(u, addr);
         }
-    }
-}
-
-/// The stack pointer's unicorn register.
-pub(crate) fn sp_register(isa: Isa) -> i32 {
-    match isa {
-        Isa::Arm64 => gpr(isa, 31),
-        Isa::Thumb2 => gpr(isa, 13),
-        Isa::X86 => RegisterX86::ESP as i32,
     }
 }
 

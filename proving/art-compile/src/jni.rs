@@ -22,7 +22,8 @@ use std::rc::Rc;
 use unicorn_engine::{RegisterARM, RegisterARM64, RegisterX86};
 
 use crate::abi::Arg;
-use crate::emu::{uc, EmuError, Isa, Machine, Run};
+use crate::cpu::{uc, EmuError, Isa};
+use crate::emu::{Machine, Run};
 use crate::native::StubLeft;
 use crate::output::{Compiled, IsaCode};
 

@@ -7,9 +7,11 @@
 
 pub mod abi;
 mod catch;
+mod cpu;
 pub mod disasm;
 pub mod dispatch;
 pub mod emu;
+mod entrypoints;
 pub mod heap;
 pub mod jni;
 pub mod link;

@@ -15,7 +15,7 @@
 //! code_generator_x86.cc); only .bss, boot image and JIT literals would be linker patches
 //! (`CodeGeneratorX86::EmitLinkerPatches`), and those are refused here like any other kind.
 
-use crate::emu::Isa;
+use crate::cpu::Isa;
 use crate::output::IsaCode;
 
 /// The method's code with its entrypoint thunks appended and every BL placeholder pointed at

@@ -66,7 +66,7 @@ pub struct NativeCode {
 pub struct NativeDispatch {
     pub methods: Vec<NativeCode>,
     /// Thread offsets of the entrypoints the child provides: the invoke trampolines (by kind)
-    /// and the instance field entrypoints (by `dispatch::FIELD_ENTRYPOINTS` index).
+    /// and the instance field entrypoints (by `entrypoints::FIELD_ENTRYPOINTS` index).
     pub invoke_slots: Vec<(u32, u64)>,
     pub field_slots: Vec<(usize, u64)>,
     /// The other entrypoints' Thread offsets: a call through one ends the child with
@@ -183,7 +183,7 @@ mod child {
         }) as *const () as u64
     }
 
-    /// The field entrypoint stubs, by `dispatch::FIELD_ENTRYPOINTS` index.
+    /// The field entrypoint stubs, by `entrypoints::FIELD_ENTRYPOINTS` index.
     const FIELD_STUBS: [unsafe extern "C" fn(); 12] = [
         hubble_native_field_0,
         hubble_native_field_1,
@@ -414,7 +414,7 @@ mod child {
         // compiled code passed, its slots inside the heap mapping (`heap::slot_address`).
         unsafe {
             let d = &*DISPATCH;
-            let (_, get, width) = crate::dispatch::FIELD_ENTRYPOINTS[which as usize];
+            let (_, get, width) = crate::entrypoints::FIELD_ENTRYPOINTS[which as usize];
             let k = caller_of(d, ret);
             let Some(field) = d.methods[k]
                 .fields

@@ -5,7 +5,7 @@
 
 use unicorn_engine::{RegisterARM, RegisterARM64, RegisterX86, Unicorn};
 
-use crate::emu::Isa;
+use crate::cpu::Isa;
 
 /// What an entrypoint did.
 pub enum Outcome {
@@ -176,8 +176,8 @@ pub fn call(isa: Isa, name: &str, u: &mut Unicorn<'_, ()>) -> Outcome {
                         a.wrapping_rem(b)
                     }
                 }
-                "D2l" => f64::from_bits(crate::emu::xmm_read(u, 0).0) as i64,
-                "F2l" => f32::from_bits(crate::emu::xmm_read(u, 0).0 as u32) as i64,
+                "D2l" => f64::from_bits(crate::cpu::xmm_read(u, 0).0) as i64,
+                "F2l" => f32::from_bits(crate::cpu::xmm_read(u, 0).0 as u32) as i64,
                 _ => return Outcome::Unsupported,
             };
             w(u, RegisterX86::EAX as i32, v as u64 & 0xffff_ffff);

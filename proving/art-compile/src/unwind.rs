@@ -19,7 +19,7 @@ use hubble_format::pool::{
     Geometry, H_CLOSE, POOL_HEADER_SLOTS, P_BLOCKS, P_BLOCK_BYTES, P_DELAY, P_MASK,
 };
 
-use crate::emu::{uc, EmuError, Isa};
+use crate::cpu::{uc, EmuError, Isa};
 use crate::thread;
 
 extern "C" {

@@ -19,3 +19,13 @@ hostvm_dex() {
   java -cp /usr/share/java/com.android.dx.jar com.android.dx.command.Main --dex \
     --min-sdk-version=26 --output="$out" "$classes" >&2
 }
+
+# hostvm_jni_lib OUT.so SOURCE.c...: a user JNI library (the host JDK's jni.h, libc only), as an
+# app's .so; art-run takes it as a --dex (it mounts every --dex file, the class path skips what
+# is not a dex) and the program finds its path in java.class.path.
+hostvm_jni_lib() {
+  local out="$1" include
+  shift
+  include="$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")/include"
+  gcc -shared -fPIC -O2 -Wall -Werror -I"$include" -I"$include/linux" -o "$out" "$@"
+}

@@ -30,11 +30,16 @@ setup() {
   rsync -a --exclude=/rust/target --exclude=/rust/fuzz --include='/Android.bp' --include='/rust/***' \
     --include='/tests/' --include='/tests/aosp/***' --include='/art-patches/***' --exclude='*' ./ "$root/"
   sed -i 's|"rust/format/src/lib.rs"|"rust/format/src/missing.rs"|; s|"libcrc32fast"|"libcrc32fast_typo"|; s|features: \["std"\],||' "$root/Android.bp"
+  # bindgen: a flag only cargo passes, one only Soong passes, a crate named otherwise.
+  sed -i 's|"--disable-name-namespacing",||; s|"--use-core",|"--use-core", "--no-layout-tests",|; s|crate_name: "hubble_layout"|crate_name: "hubble_layout_bindgen"|' "$root/Android.bp"
   expect_fail python3 tests/aosp/bp_check.py --root "$root"
   contains "$out" "'rust/format/src/missing.rs' matches no file"
   contains "$out" "names 'libcrc32fast_typo', defined neither here nor in"
   contains "$out" "depends on 'crc32fast' but rustlibs lacks 'libcrc32fast'"
   contains "$out" "enables feature 'std' by default; Soong enables none by default"
+  contains "$out" "rust/layout/build.rs passes bindgen '--disable-name-namespacing', which bindgen_flags lacks"
+  contains "$out" "bindgen flag '--no-layout-tests' is not in rust/layout/build.rs"
+  contains "$out" "crate_name 'hubble_layout_bindgen' is not hubble_layout"
   printf 'rust_library {\n    name: "x"\n    srcs: [],\n}\n' > "$root/Android.bp"
   expect_fail python3 tests/aosp/bp_check.py --root "$root"
   contains "$out" "parse error"

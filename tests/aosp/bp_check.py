@@ -12,6 +12,11 @@ with its own Blueprint parser and checks what bpfmt cannot:
     dependency of that crate appears in the module's rustlibs under its AOSP name, and the
     crate's default Cargo features are listed in `features` (Soong enables none by itself)
     unless its Cargo.toml leaves them off on purpose ([package.metadata.aosp] omit-features);
+  * each rust_bindgen module runs bindgen as its Cargo crate's build.rs does: the crate is the
+    one its wrapper_src lives in, build.rs names the wrapper and writes <source_stem>.rs, its
+    bindgen flags (build.rs's `const ...FLAGS: &[&str]`) are bindgen_flags exactly, and it is
+    used as that crate (rustlibs, crate_name the Cargo crate's, whose src/lib.rs includes the
+    output) or as a source of that crate's module (srcs ":name", included from OUT_DIR);
   * the cxx bridge genrules read the file that holds the runtime crate's #[cxx::bridge], and
     an ART file that includes a generated *.rs.h header uses the path the genrule writes;
   * names the ART patches add to art/runtime/Android.bp that look like ours are defined here.
@@ -205,7 +210,8 @@ DEP_PROPS = (
     "shared_libs", "header_libs", "generated_headers", "generated_sources", "tools",
     "defaults", "libs", "static_libs", "required",
 )
-PATH_PROPS = ("srcs", "manifest", "exclude_srcs", "license_text", "crate_root")
+PATH_PROPS = ("srcs", "manifest", "exclude_srcs", "license_text", "crate_root", "wrapper_src",
+              "local_include_dirs")
 # Module types that exist only to describe the package; they have no sources.
 NO_SOURCE_TYPES = ("license", "package")
 # Cargo package names whose AOSP module is not lib<name with '-' as '_'>.
@@ -289,6 +295,92 @@ def cargo_deps(cargo_toml):
     return deps, lib_name, bins, build_script, defaults, omitted
 
 
+# Soong's module types that run bindgen on a wrapper header (a crate of their own, or a source).
+BINDGEN_TYPES = ("rust_bindgen", "rust_bindgen_host")
+
+
+def bindgen_crate_dir(root, wrapper):
+    """The Cargo crate (directory relative to root) that holds `wrapper`, or None."""
+    d = os.path.dirname(wrapper)
+    while d and d != os.path.dirname(d):
+        if os.path.exists(os.path.join(root, d, "Cargo.toml")):
+            return d
+        d = os.path.dirname(d)
+    return None
+
+
+def check_bindgen(root, name, props, where, defined, merged):
+    """A rust_bindgen module against the Cargo crate whose build.rs runs the same bindgen."""
+    problems = []
+    wrapper, stem = props.get("wrapper_src"), props.get("source_stem")
+    if not isinstance(wrapper, str) or not isinstance(stem, str):
+        return [f"{where}: needs wrapper_src and source_stem (the output's name)"]
+    if not props.get("crate_name"):
+        problems.append(f"{where}: no crate_name")
+    crate_dir = bindgen_crate_dir(root, wrapper)
+    if crate_dir is None:
+        return problems + [f"{where}: wrapper_src '{wrapper}' is in no Cargo crate"]
+    build_rs = os.path.join(root, crate_dir, "build.rs")
+    if not os.path.exists(build_rs):
+        return problems + [f"{where}: {crate_dir} has no build.rs to run bindgen in a cargo build"]
+    with open(build_rs, encoding="utf-8") as f:
+        build = f.read()
+    if f'"{os.path.basename(wrapper)}"' not in build:
+        problems.append(f"{where}: {crate_dir}/build.rs does not read {os.path.basename(wrapper)}")
+    if f'"{stem}.rs"' not in build:
+        problems.append(f"{where}: {crate_dir}/build.rs does not write {stem}.rs (source_stem)")
+    lists = re.findall(r"const\s+[A-Z_]*FLAGS\s*:\s*&\[&str\]\s*=\s*&\[(.*?)\];", build, re.S)
+    if not lists:
+        problems.append(f"{where}: {crate_dir}/build.rs has no `const ...FLAGS: &[&str]` (the "
+                        f"bindgen flags a cargo build passes, which bindgen_flags must equal)")
+    cargo_flags = [f for body in lists for f in re.findall(r'"([^"]*)"', body)]
+    bp_flags = flat_strings([props.get("bindgen_flags", [])])
+    for flag in bp_flags:
+        if flag not in cargo_flags:
+            problems.append(f"{where}: bindgen flag '{flag}' is not in {crate_dir}/build.rs")
+    for flag in cargo_flags:
+        if flag not in bp_flags:
+            problems.append(f"{where}: {crate_dir}/build.rs passes bindgen '{flag}', which "
+                            f"bindgen_flags lacks")
+    # How the output is used: as the crate itself, or as a source of the crate's module.
+    include = f'"/{stem}.rs"'
+    as_lib = [n for n, (t, p, _) in defined.items()
+              if name in flat_strings(walk_props(merged(p), "rustlibs"))]
+    as_src = [n for n, (t, p, _) in defined.items()
+              if ":" + name in flat_strings(walk_props(merged(p), "srcs"))]
+    if not as_lib and not as_src:
+        problems.append(f"{where}: used by no module (rustlibs or srcs \":{name}\")")
+    if as_lib:
+        _, lib_name, _, _, _, _ = cargo_deps(os.path.join(root, crate_dir, "Cargo.toml"))
+        if props.get("crate_name") != lib_name:
+            problems.append(f"{where}: crate_name '{props.get('crate_name')}' is not {lib_name} "
+                            f"(from {crate_dir}/Cargo.toml), the crate {', '.join(as_lib)} depend on")
+        lib_rs = os.path.join(root, crate_dir, "src", "lib.rs")
+        body = ""
+        if os.path.exists(lib_rs):
+            with open(lib_rs, encoding="utf-8") as f:
+                body = f.read()
+        if include not in body:
+            problems.append(f"{where}: {crate_dir}/src/lib.rs does not include the generated "
+                            f"{stem}.rs (the crate Soong builds is that file alone)")
+    for user in as_src:
+        srcs = flat_strings([merged(defined[user][1]).get("srcs", [])])
+        user_dir = srcs[0].split("/src/")[0] if srcs else None
+        if user_dir != crate_dir:
+            problems.append(f"{where}: a source of {user} ({user_dir}), but {crate_dir}/build.rs "
+                            f"generates it for cargo")
+            continue
+        bodies = []
+        for dirpath, _, files in os.walk(os.path.join(root, crate_dir, "src")):
+            for fn in files:
+                if fn.endswith(".rs"):
+                    with open(os.path.join(dirpath, fn), encoding="utf-8") as f:
+                        bodies.append(f.read())
+        if not any('env!("OUT_DIR")' in body and include in body for body in bodies):
+            problems.append(f"{where}: no file of {crate_dir}/src includes {stem}.rs from OUT_DIR")
+    return problems
+
+
 NOTES = []
 
 
@@ -356,6 +448,10 @@ def check(root, bp_path, known_path):
                     [full] if os.path.exists(full) else [])
                 if not hits:
                     problems.append(f"{where}: {prop} '{p}' matches no file in the repository")
+        # bindgen modules against the build script that runs the same bindgen for cargo.
+        if mtype in BINDGEN_TYPES:
+            problems.extend(check_bindgen(root, name, props, where, defined, merged))
+            continue
         # Rust modules against their Cargo crate.
         if mtype.startswith("rust_") and mtype != "rust_defaults":
             m = merged(props)
@@ -377,9 +473,13 @@ def check(root, bp_path, known_path):
                 if feat not in features:
                     problems.append(f"{where}: {crate_dir}/Cargo.toml enables feature '{feat}' by "
                                     f"default; Soong enables none by default: add it to features")
+            bindgens = [n for n, (t, p, _) in defined.items() if t in BINDGEN_TYPES
+                        and bindgen_crate_dir(root, p.get("wrapper_src", "")) == crate_dir]
             if build_script and "cxx" in deps:
                 NOTES.append(f"{name}: {crate_dir}/build.rs is not run by Soong; the cxxbridge "
-                             f"genrules generate the bridge's C++ instead")
+                             f"genrules generate the bridge's C++ instead"
+                             + (f", and {', '.join(bindgens)} its bindgen output" if bindgens
+                                else ""))
             elif build_script:
                 NOTES.append(f"{name}: {crate_dir} has a Cargo build script, which Soong never "
                              f"runs; what it generates must come from a genrule or be checked in "

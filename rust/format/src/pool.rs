@@ -30,39 +30,54 @@
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
+use hubble_layout as layout;
+
 use crate::slot::{self, BadMethod, Mode, SLOT_BYTES};
 
-/// Slots before block 0: next, mask, blocks, delay, block bytes, take.
-pub const POOL_HEADER_SLOTS: usize = 6;
-/// Header slots at the start of every block.
-pub const BLOCK_HEADER_SLOTS: usize = 5;
+// The slots below are ART's: art-patches/files/runtime/hubble/pool_layout.h gives them in bytes
+// (what the hand-written block-end functions address), and hubble_layout is that header read by
+// bindgen, so a slot moved there moves here and in every caller.
+
+/// The slot at byte offset `bytes` of a pool or block header.
+const fn slot_at(bytes: u32) -> usize {
+    assert!(
+        bytes as usize % SLOT_BYTES == 0,
+        "pool_layout.h: an offset between slots"
+    );
+    bytes as usize / SLOT_BYTES
+}
+
+/// Slots before block 0: next, mask, blocks, delay, block bytes, take (the last one).
+pub const POOL_HEADER_SLOTS: usize = P_TAKE + 1;
+/// Header slots at the start of every block (the data's first slot, `HUBBLE_BLOCK_DATA`).
+pub const BLOCK_HEADER_SLOTS: usize = slot_at(layout::HUBBLE_BLOCK_DATA);
 /// Header slot: `lo` = the thread's block sequence number, `hi` = its tid.
-pub const H_IDENT: usize = 0;
+pub const H_IDENT: usize = slot_at(layout::HUBBLE_BLOCK_IDENT);
 /// Header slot: the pool ticket the block was taken with (recency across threads).
-pub const H_TICKET: usize = 1;
+pub const H_TICKET: usize = slot_at(layout::HUBBLE_BLOCK_TICKET);
 /// Header slot: the full timer counter when the block was taken.
-pub const H_TIME: usize = 2;
+pub const H_TIME: usize = slot_at(layout::HUBBLE_BLOCK_TIME);
 /// Header slot: address one past the last slot written (0: open).
-pub const H_CLOSE: usize = 3;
+pub const H_CLOSE: usize = slot_at(layout::HUBBLE_BLOCK_CLOSE);
 /// Header slot: [`OWNED`], or `bound << 1` (free for tickets ≥ `bound`; see [`free_from`]).
-pub const H_STATE: usize = 4;
+pub const H_STATE: usize = slot_at(layout::HUBBLE_BLOCK_STATE);
 /// Pool header slot: the ticket counter (the head), taken with a relaxed fetch-add.
-pub const P_NEXT: usize = 0;
+pub const P_NEXT: usize = slot_at(layout::HUBBLE_POOL_NEXT);
 /// Pool header slot: N − 1 (N a power of two), a ticket's block index mask.
-pub const P_MASK: usize = 1;
+pub const P_MASK: usize = slot_at(layout::HUBBLE_POOL_MASK);
 /// Pool header slot: the address of block 0.
-pub const P_BLOCKS: usize = 2;
+pub const P_BLOCKS: usize = slot_at(layout::HUBBLE_POOL_BLOCKS);
 /// Pool header slot: N − A, added to the head by a seal (the reuse bound).
-pub const P_DELAY: usize = 3;
+pub const P_DELAY: usize = slot_at(layout::HUBBLE_POOL_DELAY);
 /// Pool header slot: a block's size in bytes (8 B), which the emitted code multiplies by.
-pub const P_BLOCK_BYTES: usize = 4;
+pub const P_BLOCK_BYTES: usize = slot_at(layout::HUBBLE_POOL_BLOCK_BYTES);
 /// Pool header slot: the address of the block-end function the compiled code calls
 /// (`hubble_pool_take`, `art-patches/files/runtime/hubble/pool_<isa>.S`), set by the runtime;
 /// the pool is found from `begin`, so compiled code needs no entrypoint and `Thread` no word.
-pub const P_TAKE: usize = 5;
+pub const P_TAKE: usize = slot_at(layout::HUBBLE_POOL_TAKE);
 /// `cursor` of a thread that holds no block (8: not 0, which means tracing off; not 1, which
 /// `stop` uses for "requested", since a stop publishes the cursor).
-pub const SEALED: u64 = 8;
+pub const SEALED: u64 = layout::HUBBLE_POOL_SEALED as u64;
 /// Candidates a slow path looks at before it gives up and drops the record (`docs/many-threads.md`:
 /// only when the pool is saturated, visible as a gap in `seq`). Not 2: blocks taken together
 /// (a wave of new threads, the big threads' consecutive blocks) are sealed together and so are
@@ -70,11 +85,11 @@ pub const SEALED: u64 = 8;
 /// records in 14 700 takes, each a gap that cut the latest fragment at the head. Every skipped
 /// ticket moves the head on, which brings every delayed block's bound nearer: the loop ends
 /// unless every block is owned.
-pub const TRIES: usize = 32;
+pub const TRIES: usize = layout::HUBBLE_POOL_TRIES as usize;
 /// Block state: free for every ticket (a block never taken).
 pub const FREE: u64 = 0;
 /// Block state: owned by a thread.
-pub const OWNED: u64 = 1;
+pub const OWNED: u64 = layout::HUBBLE_POOL_OWNED as u64;
 
 /// The state a seal stores: free for tickets from `bound` on (even, so never [`OWNED`]).
 pub const fn free_from(bound: u64) -> u64 {
@@ -520,46 +535,26 @@ fn linearize(tid: u32, blocks: Vec<BlockInfo>, snapshot: &[u64], g: Geometry) ->
 mod tests {
     use super::*;
 
-    /// The hand-written block-end functions read the layout from
-    /// art-patches/files/runtime/hubble/pool_layout.h, in bytes: it must say what this module
-    /// says (a slot renumbered here and not there would make them take blocks elsewhere).
+    /// ART's pool_layout.h is the one definition of the pool's layout (hubble_layout reads it);
+    /// it must be the layout this module's documentation draws: six pool header slots (next,
+    /// mask, blocks, delay, block bytes, take), five block header slots (ident, ticket, time,
+    /// close, state) before the data, SEALED 8 (neither 0 nor 1), OWNED 1, 32 tries
+    /// (`docs/many-threads.md`). A header edited alone fails here.
     #[test]
-    fn the_assembly_layout_header_matches() {
-        let text = include_str!("../../../art-patches/files/runtime/hubble/pool_layout.h");
-        let bytes = |s: usize| (s * SLOT_BYTES) as u64;
-        let want: [(&str, u64); 14] = [
-            ("HUBBLE_POOL_NEXT", bytes(P_NEXT)),
-            ("HUBBLE_POOL_MASK", bytes(P_MASK)),
-            ("HUBBLE_POOL_BLOCKS", bytes(P_BLOCKS)),
-            ("HUBBLE_POOL_DELAY", bytes(P_DELAY)),
-            ("HUBBLE_POOL_BLOCK_BYTES", bytes(P_BLOCK_BYTES)),
-            ("HUBBLE_POOL_TAKE", bytes(P_TAKE)),
-            ("HUBBLE_BLOCK_IDENT", bytes(H_IDENT)),
-            ("HUBBLE_BLOCK_TICKET", bytes(H_TICKET)),
-            ("HUBBLE_BLOCK_TIME", bytes(H_TIME)),
-            ("HUBBLE_BLOCK_CLOSE", bytes(H_CLOSE)),
-            ("HUBBLE_BLOCK_STATE", bytes(H_STATE)),
-            ("HUBBLE_BLOCK_DATA", bytes(BLOCK_HEADER_SLOTS)),
-            ("HUBBLE_POOL_SEALED", SEALED),
-            ("HUBBLE_POOL_OWNED", OWNED),
-        ];
-        let mut defined = BTreeMap::new();
-        for line in text.lines() {
-            let f: Vec<&str> = line.split_whitespace().collect();
-            if f.len() == 3 && f[0] == "#define" {
-                defined.insert(f[1], f[2].parse::<u64>().unwrap());
-            }
-        }
-        for (name, value) in want {
-            assert_eq!(defined.get(name), Some(&value), "pool_layout.h: {name}");
-        }
-        assert_eq!(defined.get("HUBBLE_POOL_TRIES"), Some(&(TRIES as u64)));
+    fn the_layout_arts_header_gives_is_the_documented_one() {
         assert_eq!(
-            defined.len(),
-            want.len() + 1,
-            "pool_layout.h defines something unchecked"
+            [P_NEXT, P_MASK, P_BLOCKS, P_DELAY, P_BLOCK_BYTES, P_TAKE],
+            [0, 1, 2, 3, 4, 5]
         );
+        assert_eq!(POOL_HEADER_SLOTS, 6);
+        assert_eq!(
+            [H_IDENT, H_TICKET, H_TIME, H_CLOSE, H_STATE],
+            [0, 1, 2, 3, 4]
+        );
+        assert_eq!(BLOCK_HEADER_SLOTS, 5);
+        assert_eq!((SEALED, OWNED, FREE, TRIES), (8, 1, 0, 32));
     }
+
     use crate::ring::{decode, RingView};
     use crate::slot::Record;
 

@@ -22,23 +22,37 @@
 //! content. Its payload slot keeps bits 0 and 2 of the low word clear, so read forwards it never
 //! looks like the marker of a two-slot entry (1) or of a task (4).
 
+use hubble_layout as layout;
+
+// The markers, the task kinds' codes and the identity width are ART's (trace_point.h's kMark*,
+// TaskKind and kIdentityMask, read by bindgen into hubble_layout): the C++ trace point writes
+// them, the decoder here reads them.
+
 /// Low-word value of an exit slot.
-pub const EXIT: u32 = 0;
+pub const EXIT: u32 = layout::kMarkExit;
 /// Low-word value of the second slot of a two-slot entry.
-pub const WIDE_ENTRY: u32 = 1;
+pub const WIDE_ENTRY: u32 = layout::kMarkWideEntry;
 /// Low-word value of a pad slot.
-pub const PAD: u32 = 2;
+pub const PAD: u32 = layout::kMarkPad;
 /// Low-word value of a start record.
-pub const START: u32 = 3;
+pub const START: u32 = layout::kMarkStart;
 /// Low-word value of a task record's second slot.
-pub const TASK: u32 = 4;
+pub const TASK: u32 = layout::kMarkTask;
 /// The largest control value (5–7 are reserved).
 pub const LAST_CONTROL: u32 = 7;
 /// Smallest pointer that is a method rather than a control value.
 pub const MIN_METHOD: u64 = 8;
 /// Width of an identity in a task record: ART's identity hash code (`LockWord::kHashSize`,
-/// runtime/lock_word.h:126: 32 − 2 state − 1 read-barrier − 1 mark bits).
-pub const IDENTITY_BITS: u32 = 28;
+/// runtime/lock_word.h:126: 32 − 2 state − 1 read-barrier − 1 mark bits), the width of
+/// trace_point.h's `kIdentityMask`.
+pub const IDENTITY_BITS: u32 = {
+    let mask = layout::kIdentityMask;
+    assert!(
+        mask.count_ones() == mask.trailing_ones(),
+        "kIdentityMask: not the low bits"
+    );
+    mask.trailing_ones()
+};
 /// Bytes per slot.
 pub const SLOT_BYTES: usize = 8;
 
@@ -103,20 +117,20 @@ pub enum Record {
     },
 }
 
-/// What a task record's method did with its task.
+/// What a task record's method did with its task. The codes are trace_point.h's `TaskKind`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum TaskKind {
     /// Put the task in its queue (`ThreadPoolExecutor.execute`, `MessageQueue.enqueueMessage`,
     /// `Thread.start`): queuing time starts.
-    Submit,
+    Submit = layout::TaskKind::kSubmit as isize,
     /// Began running the task, which runs until this frame returns (`FutureTask.run`,
     /// `Handler.dispatchMessage`, `Thread.run`): queuing time ends, execution time starts.
-    Begin,
+    Begin = layout::TaskKind::kBegin as isize,
     /// Began running the task, which runs until the [`TaskKind::End`] record of the same task on
     /// this thread (`ThreadPoolExecutor.beforeExecute`, before a plain `Runnable`'s `run()`).
-    BeginUntilEnd,
+    BeginUntilEnd = layout::TaskKind::kBeginUntilEnd as isize,
     /// The task begun by [`TaskKind::BeginUntilEnd`] finished (`ThreadPoolExecutor.afterExecute`).
-    End,
+    End = layout::TaskKind::kEnd as isize,
 }
 
 impl TaskKind {
@@ -280,6 +294,18 @@ mod tests {
     use super::*;
     use alloc::format;
     use alloc::string::ToString;
+
+    // The module's table (docs/architecture.md's too): exit 0, two-slot entry 1, pad 2, start 3,
+    // task 4, as ART's trace_point.h defines them (hubble_layout); task kinds 0-3 in `ALL`'s
+    // order (the payload decoder indexes `ALL` by code); identities of 28 bits.
+    #[test]
+    fn the_markers_and_codes_arts_header_gives_are_the_documented_ones() {
+        assert_eq!([EXIT, WIDE_ENTRY, PAD, START, TASK], [0, 1, 2, 3, 4]);
+        for (code, kind) in TaskKind::ALL.into_iter().enumerate() {
+            assert_eq!(kind.code(), code as u32, "{kind:?}");
+        }
+        assert_eq!(IDENTITY_BITS, 28);
+    }
 
     // docs/trace-format.md: the header's mode byte is the pointer width in bits, 32 or 64, and
     // nothing else is a mode.

@@ -15,13 +15,15 @@
 //! | `fence(SeqCst)`      | `DMB ISH`          | force stop: ordered before the unlock          |
 
 use hubble_format::slot::{self, Mode};
+use hubble_layout::BlockWord;
 
 use crate::sync::{fence, AtomicU64, AtomicUsize, Ordering};
 
 /// Bytes per slot.
 pub const SLOT: usize = 8;
 
-/// `Thread::tlsPtr_.hubble_*`: five pointer-sized words, in this order.
+/// `Thread::tlsPtr_.hubble_*`: five pointer-sized words, in the order of trace_point.h's
+/// `BlockWord` (hubble_layout), which the C++ trace point indexes them by.
 #[repr(C)]
 #[derive(Debug, Default)]
 pub struct ThreadBlock {
@@ -36,6 +38,16 @@ pub struct ThreadBlock {
     /// One past the last slot of the ring.
     pub end: AtomicUsize,
 }
+
+/// Words in [`ThreadBlock`] (trace_point.h's `BlockWord::kBlockWords`).
+pub const BLOCK_WORDS: usize = BlockWord::kBlockWords;
+
+// loom's atomics are larger than the machine word; outside loom the block is ART's words.
+#[cfg(not(loom))]
+const _: () = assert!(
+    core::mem::size_of::<ThreadBlock>() == BLOCK_WORDS * core::mem::size_of::<usize>(),
+    "ThreadBlock is not trace_point.h's kBlockWords words"
+);
 
 /// `stop` value: running.
 pub const RUNNING: usize = 0;
@@ -297,4 +309,36 @@ pub fn force_stop(block: &ThreadBlock, lock: &impl StateLock) -> ForceStop {
     fence(Ordering::SeqCst);
     lock.unlock();
     outcome
+}
+
+#[cfg(all(test, not(loom)))]
+mod layout_tests {
+    use super::*;
+
+    // Each word sits at the index trace_point.h's BlockWord gives it (the C++ trace point's
+    // `block[kStop]` is this struct's `stop`).
+    #[test]
+    fn the_words_are_where_arts_block_word_puts_them() {
+        let b = ThreadBlock::default();
+        let base = &b as *const ThreadBlock as usize;
+        let at = |w: &AtomicUsize| {
+            (w as *const AtomicUsize as usize - base) / core::mem::size_of::<usize>()
+        };
+        assert_eq!(
+            [
+                at(&b.cursor),
+                at(&b.limit),
+                at(&b.stop),
+                at(&b.begin),
+                at(&b.end)
+            ],
+            [
+                BlockWord::kCursor,
+                BlockWord::kLimit,
+                BlockWord::kStop,
+                BlockWord::kBegin,
+                BlockWord::kEnd,
+            ]
+        );
+    }
 }

@@ -16,10 +16,10 @@
 
 /*
  * Hubble for AOSP: the pool's layout for the hand-written block-end functions (pool_arm64.S,
- * pool_x86_64.S; many-thread mode, runtime/hubble/README.md), in bytes. The one definition is
- * hubble_format::pool (Hubble's format crate: P_* header slots, H_* block header slots,
- * SEALED, OWNED, TRIES), which a test there holds this file to; pool_take.h (C++) names the same
- * slots. Preprocessor definitions only: included by assembly.
+ * pool_x86_64.S; many-thread mode, runtime/hubble/README.md), in bytes. This is the one
+ * definition: Hubble's Rust crates read it through bindgen (hubble_layout; hubble_format::pool's
+ * P_* header slots, H_* block header slots, SEALED, OWNED, TRIES); pool_take.h (C++) names the
+ * same slots. Preprocessor definitions only: included by assembly.
  */
 #ifndef ART_RUNTIME_HUBBLE_POOL_LAYOUT_H_
 #define ART_RUNTIME_HUBBLE_POOL_LAYOUT_H_

@@ -34,6 +34,15 @@ public final class Field extends AccessibleObject implements Member {
         return type;
     }
 
+    /**
+     * Where ART put the field: its byte offset in the object (or, if static, in the class), as
+     * libcore's Field.getOffset. ART's reflection copies it from the ArtField it linked
+     * (mirror::Field::CreateFromArtField), so it is the running VM's layout (tests/layout).
+     */
+    public int getOffset() {
+        return offset;
+    }
+
     public String toString() {
         return type.getTypeName() + " " + declaringClass.getName() + "." + getName();
     }

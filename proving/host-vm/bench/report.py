@@ -8,9 +8,13 @@ checksum differs between runs of one (mode, workload) or a configuration has no 
 """
 import collections
 import csv
+import re
 import statistics
+import subprocess
 import sys
 from pathlib import Path
+
+HUBBLE = Path(__file__).resolve().parents[3] / "rust/target/release/hubble"
 
 NAMES = {
     "a": "pristine",
@@ -125,12 +129,42 @@ def main(out):
                     r = [x for x in sized if (x["mode"], x["workload"], x["config"]) == (m, w, c)]
                     cells.append("—" if not r else f"{r[0]['trace_bytes'] / 2**20:.1f}")
                 lines.append(f"| {m} | {w} | " + " | ".join(cells) + " |")
+    lines.extend(rates(out, modes, workloads))
     (out / "table.md").write_text("\n".join(lines) + "\n")
     plot(out / "plot.svg", modes, workloads, configs, med)
     print("\n".join(lines))
     for e in errors:
         print(f"{out}/results.tsv: {e}", file=sys.stderr)
     return 1 if errors else 0
+
+
+def rates(out, modes, workloads):
+    """Trace bytes per second of workload in ring mode (d): the flushed window's bytes over the
+    time its events span (`hubble info`), first repetition; the ring holds the last of the timed
+    rounds, so this is the rate while the workload runs."""
+    if not HUBBLE.exists():
+        return [f"\n(no {HUBBLE}: trace rates not computed)"]
+    lines = ["\n**Trace rate in ring mode (d)** (MB/s of trace while the workload runs: the flushed "
+             "window's bytes over the span of its events, first repetition)\n",
+             "| mode | " + " | ".join(workloads) + " |",
+             "|---|" + "---|" * len(workloads)]
+    for m in modes:
+        cells = []
+        for w in workloads:
+            files = sorted((out / "runs" / f"{m}-{w}-d-1.data").glob("**/*.hubble"))
+            if len(files) != 1:
+                cells.append("—")
+                continue
+            info = subprocess.run([str(HUBBLE), "info", str(files[0])], capture_output=True,
+                                  text=True).stdout
+            size = re.search(r"^window:\s+\d+ slots \((\d+) bytes\)", info, re.M)
+            span = re.search(r"^events:.* over ([\d.]+) ms", info, re.M)
+            if not size or not span or float(span.group(1)) == 0:
+                cells.append("—")
+                continue
+            cells.append(f"{int(size.group(1)) / (float(span.group(1)) / 1e3) / 1e6:.0f}")
+        lines.append(f"| {m} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def plot(path, modes, workloads, configs, med):

@@ -17,7 +17,7 @@ set -euo pipefail
 # shellcheck source=../../scripts/lib/common.sh
 source "$(dirname "$0")/../../scripts/lib/common.sh"
 cd "$HUBBLE_ROOT"
-hubble_need_apt_files scripts/deps/host-vm.apt
+hubble_need_apt_files scripts/deps/host-vm.apt scripts/deps/kotlin.apt
 rc=0
 hubble_step "fetch, apply, art-build --full (tests/art-full.sh)" bash tests/art-full.sh || rc=$?
 [ $rc -eq 0 ] && { hubble_step "art-build --compiler" scripts/art-build --compiler -j2 || rc=$?; }
@@ -32,6 +32,10 @@ hubble_step "fetch, apply, art-build --full (tests/art-full.sh)" bash tests/art-
 # 1500 flushes asked 20 ms apart (≈ 1 min); the script's default, 10 000, takes ≈ 5 min.
 [ $rc -eq 0 ] && { hubble_step "stops under real suspension: 1500 flushes" \
   proving/host-vm/hubble/suspension --flushes 1500 --period 20 || rc=$?; }
+# Kotlin coroutines (kotlinc, kotlinx-coroutines 1.0.1) on the VM: both programs' output in jit,
+# and the kotlinx one traced in every mode, each dispatch and resumption as the program counted.
+[ $rc -eq 0 ] && { hubble_step "Kotlin coroutines: output (jit) and traced (three modes)" \
+  bash -c 'proving/host-vm/coroutines/run --mode jit && proving/host-vm/coroutines/run --trace' || rc=$?; }
 # ART's own run-tests: 494 pass in all three modes (proving/host-vm/run-tests/README.md, 22 min);
 # CI runs a fixed sample, every 8th of them (ci.txt), ≈ 5 min.
 [ $rc -eq 0 ] && { hubble_step "ART's run-tests (ci.txt), three modes" \

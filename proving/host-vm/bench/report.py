@@ -162,7 +162,8 @@ def rates(out, modes, workloads):
             if not size or not span or float(span.group(1)) == 0:
                 cells.append("—")
                 continue
-            cells.append(f"{int(size.group(1)) / (float(span.group(1)) / 1e3) / 1e6:.0f}")
+            rate = int(size.group(1)) / (float(span.group(1)) / 1e3) / 1e6
+            cells.append(f"{rate:.0f}" if rate >= 10 else f"{rate:.2f}")
         lines.append(f"| {m} | " + " | ".join(cells) + " |")
     return lines
 

@@ -1,12 +1,18 @@
 //! hubble-runtime: the control plane of Hubble for AOSP, linked into libart.
 //!
 //! * [`block`]: the per-thread block and both sides of the Hubble §6 start/stop protocol.
-//! * [`ring`]: mmap'd rings of 8-byte slots.
+//! * [`memory`], [`ring`], [`pool`]: mappings committed as they are written; each thread's ring;
+//!   many-thread mode's pool of blocks.
 //! * [`control`]: traced-thread selection (N most recently foreground), stop, flush, restart,
-//!   the ClassLoader hook, commands.
-//! * [`flush`], [`symbols`]: window copy-out, symbolization cache, trace files and retention.
+//!   the ClassLoader hook, commands; [`triggers`]: the duration triggers.
+//! * [`flush`], [`symbols`], [`reuse`]: window copy-out, symbolization cache (with the names of
+//!   unloaded methods, and which records of a reused address are whose), trace files and
+//!   retention.
 //! * [`anchors`]: bounds at idle gaps, so timestamps survive gaps of 2^32 ticks and more.
-//! * [`props`]: system-property control, the thread-name hook, the consent gate.
+//! * [`props`]: system-property control, the thread-name hook, the consent gate; `host_props`
+//!   is the property source the host VM uses in place of bionic's.
+//! * [`art`]: what the control plane asks of ART (the trait the cxx bridge and the doubles
+//!   implement); [`metrics`]: its counters.
 //! * [`ffi`]: the cxx bridge (C++ side: `art/runtime/hubble/hubble_bridge.{h,cc}` on Android,
 //!   `host/bridge_double.cc` on the host). The exact C++ API is in `docs/protocol.md`.
 //!

@@ -11,7 +11,7 @@
 # included; the triggers, as on a device: a debug.hubble.ctl flush mid-run, SIGQUIT's ANR
 # flush in ring and many-thread mode, a duration trigger on the program's own method; and
 # flushes of every thread while workers loop, GCs suspend everything and a thread sleeps in
-# native code.
+# native code; ART's run-tests untraced, then traced (ring and many-thread mode).
 # Cold, the pristine libart and both compilers add ≈ 25 min of 2 cores; warm, a hash each.
 set -euo pipefail
 # shellcheck source=../../scripts/lib/common.sh
@@ -40,5 +40,12 @@ hubble_step "fetch, apply, art-build --full (tests/art-full.sh)" bash tests/art-
 # CI runs a fixed sample, every 8th of them (ci.txt), ≈ 5 min.
 [ $rc -eq 0 ] && { hubble_step "ART's run-tests (ci.txt), three modes" \
   proving/host-vm/run-tests/run --jobs 2 --list proving/host-vm/run-tests/ci.txt || rc=$?; }
+# The same tests traced by Hubble, ring and many-thread mode, a flush forced as each ends: the
+# output as untraced, and the trace whole; CI takes the first 30 of ci.txt (≈ 2 min a mode).
+for m in ring pool; do
+  [ $rc -eq 0 ] && { hubble_step "ART's run-tests traced ($m), first 30 of ci.txt, three modes" \
+    proving/host-vm/run-tests/run --jobs 2 --hubble $m --list proving/host-vm/run-tests/ci.txt \
+    --limit 30 || rc=$?; }
+done
 hubble_report_times
 exit $rc

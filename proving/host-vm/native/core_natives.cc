@@ -15,8 +15,9 @@
  */
 
 // The natives of the host VM's boot class path (proving/host-vm/mini-core) that ART itself does not
-// register: time, the standard streams, floating-point bits and formatting, libm, and the three
-// Runtime natives libcore implements through ART's openjdkjvm (JVM_NativeLoad, JVM_GC, JVM_Exit).
+// register: time, the standard streams, stat and readdir for java.io.File, floating-point bits and
+// formatting, libm, and the three Runtime natives libcore implements through ART's openjdkjvm
+// (JVM_NativeLoad, JVM_GC, JVM_Exit).
 //
 // Nothing here calls RegisterNatives: the functions carry their JNI names, and ART finds them by
 // dlsym in the libraries it loaded for the boot class loader (Runtime::InitNativeMethods loads
@@ -33,6 +34,7 @@
 
 #include <jni.h>
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
@@ -40,10 +42,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -194,6 +198,40 @@ JNIEXPORT jint JNICALL Java_java_io_FileOutputStream_writeBytes(JNIEnv* env, jcl
   }
   free(data);
   return done;
+}
+
+// java.io.File
+
+JNIEXPORT jint JNICALL Java_java_io_File_mode(JNIEnv* env, jclass, jstring path) {
+  const char* p = env->GetStringUTFChars(path, nullptr);
+  if (p == nullptr) return -1;
+  struct stat st;
+  int rc = stat(p, &st);
+  env->ReleaseStringUTFChars(path, p);
+  return rc == 0 ? static_cast<jint>(st.st_mode) : -1;
+}
+
+JNIEXPORT jobjectArray JNICALL Java_java_io_File_listNames(JNIEnv* env, jclass, jstring path) {
+  const char* p = env->GetStringUTFChars(path, nullptr);
+  if (p == nullptr) return nullptr;
+  DIR* dir = opendir(p);
+  env->ReleaseStringUTFChars(path, p);
+  if (dir == nullptr) return nullptr;
+  std::vector<std::string> names;
+  while (struct dirent* e = readdir(dir)) {
+    if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) names.emplace_back(e->d_name);
+  }
+  closedir(dir);
+  jclass string_class = env->FindClass("java/lang/String");
+  if (string_class == nullptr) return nullptr;
+  jobjectArray result = env->NewObjectArray(static_cast<jsize>(names.size()), string_class, nullptr);
+  for (size_t i = 0; result != nullptr && i < names.size(); ++i) {
+    jstring name = env->NewStringUTF(names[i].c_str());
+    if (name == nullptr) return nullptr;
+    env->SetObjectArrayElement(result, static_cast<jsize>(i), name);
+    env->DeleteLocalRef(name);
+  }
+  return result;
 }
 
 // java.lang.Runtime (through ART's openjdkjvm when the process has it)

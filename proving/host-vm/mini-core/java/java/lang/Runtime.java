@@ -17,6 +17,10 @@ import dalvik.system.VMStack;
 public class Runtime {
     private static final Runtime currentRuntime = new Runtime();
 
+    private Thread[] hooks = new Thread[0];
+    private int hookCount;
+    private boolean shuttingDown;
+
     private Runtime() {
     }
 
@@ -24,8 +28,73 @@ public class Runtime {
         return currentRuntime;
     }
 
+    /**
+     * Runs the shutdown hooks (each started, then each joined), then ends the process. A second
+     * call, from a hook or another thread, ends it without waiting for them.
+     */
     public void exit(int status) {
+        Thread[] run;
+        synchronized (this) {
+            if (shuttingDown) {
+                run = null;
+            } else {
+                shuttingDown = true;
+                run = new Thread[hookCount];
+                System.arraycopy(hooks, 0, run, 0, hookCount);
+            }
+        }
+        if (run != null) {
+            for (Thread hook : run) {
+                hook.start();
+            }
+            for (Thread hook : run) {
+                while (hook.isAlive()) {
+                    try {
+                        hook.join();
+                    } catch (InterruptedException ignored) {
+                        // Exit goes on; the hook must still end first.
+                    }
+                }
+            }
+        }
         nativeExit(status);
+    }
+
+    public synchronized void addShutdownHook(Thread hook) {
+        if (hook == null) {
+            throw new NullPointerException("hook == null");
+        }
+        if (shuttingDown) {
+            throw new IllegalStateException("VM already shutting down");
+        }
+        if (hook.isAlive()) {
+            throw new IllegalArgumentException("Hook already running");
+        }
+        for (int i = 0; i < hookCount; i++) {
+            if (hooks[i] == hook) {
+                throw new IllegalArgumentException("Hook previously registered");
+            }
+        }
+        if (hookCount == hooks.length) {
+            Thread[] more = new Thread[hooks.length * 2 + 1];
+            System.arraycopy(hooks, 0, more, 0, hookCount);
+            hooks = more;
+        }
+        hooks[hookCount++] = hook;
+    }
+
+    public synchronized boolean removeShutdownHook(Thread hook) {
+        if (shuttingDown) {
+            throw new IllegalStateException("VM already shutting down");
+        }
+        for (int i = 0; i < hookCount; i++) {
+            if (hooks[i] == hook) {
+                System.arraycopy(hooks, i + 1, hooks, i, hookCount - i - 1);
+                hooks[--hookCount] = null;
+                return true;
+            }
+        }
+        return false;
     }
 
     public void halt(int status) {

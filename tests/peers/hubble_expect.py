@@ -149,12 +149,24 @@ class ProcessHeader:
             pos += 12
             name = string()
             pos += 16 * anchors
-            seqs = []
+            seqs, starts = [], []
             for _ in range(runs):
                 (first, blocks, _ticket, _counter, slots) = struct.unpack_from("<IIQQQ", data, pos)
-                pos += 32 + 8 * slots
+                pos += 32
+                # A run a thread went on in behind a start record at the previous flush decodes
+                # from that record, its window's start (a slot whose low word is 3: no method
+                # pointer, wide entry or task payload has that low word).
+                start = None
+                for k in range(slots):
+                    (slot,) = struct.unpack_from("<Q", data, pos + 8 * k)
+                    if slot & 0xFFFFFFFF == 3:
+                        start = slot >> 32
+                pos += 8 * slots
                 seqs.append((first, first + blocks - 1))
-            self.threads.append((ThreadHeader(self, tid, name), seqs))
+                starts.append(start)
+            header = ThreadHeader(self, tid, name)
+            header.run_starts = starts
+            self.threads.append((header, seqs))
 
 
 RUN = re.compile(r"^thread (\d+) (.*), run (\d+) of (\d+), seq (\d+)\.\.(\d+)$")
@@ -203,6 +215,10 @@ def threads(hubble, path):
         assert all(r[1] == h.thread_name and r[3] == len(seqs) for r in mine)
         result = []
         for k, (_, _, _, _, _, _, events) in enumerate(mine):
+            if not events:
+                # A run kept only to be decoded from its start record, with nothing after it:
+                # the thread wrote nothing since the previous flush, and no writer shows it.
+                continue
             newest = k + 1 == len(mine)
             last = events[-1][0]
 
@@ -215,7 +231,12 @@ def threads(hubble, path):
             for _, name in events:
                 depth += 1 if name is not None else -1
                 lowest = min(lowest, depth)
-            result += [(wall(events[0][0]), "B", BEFORE)] * (-lowest)
+            # Frames cut at the window start open there: at the run's start record (its full
+            # counter precedes the first event by less than 2^32 ticks), else the first event.
+            opened = events[0][0]
+            if h.run_starts[k] is not None:
+                opened -= (opened - h.run_starts[k]) & 0xFFFFFFFF
+            result += [(wall(opened), "B", BEFORE)] * (-lowest)
             depth = -lowest
             for counter, name in events:
                 result.append((wall(counter), "E" if name is None else "B", name))

@@ -13,8 +13,9 @@
 #   - a copy of art-build --full's tree (art/full), so the job's own art-build --full relinks
 #     at most instead of spending 17 minutes.
 # The work tree (art-apply), its debian/out, and the x86_64 blobs (hotpath-x86-gen) are made
-# by the job itself. Then: both flushed files slot for slot, exports, peer checks, and the
-# many-thread scene, which only a full run reaches.
+# by the job itself, and so are the host VM's dalvikvm and mini-core (ART's JIT is built in the
+# copied art/full). Then: both flushed files slot for slot, exports, peer checks, the
+# many-thread scene and the real-ART scene, which only a full run reaches.
 set -euo pipefail
 # shellcheck source=../../scripts/lib/common.sh
 source "$(dirname "$0")/../../scripts/lib/common.sh"
@@ -53,4 +54,10 @@ grep -q 'com.example.app' "$out/top.txt"
 # The many-thread scene ran (step 7), from blobs this cache's own hotpath-x86-gen made.
 [ -s "$out/tasks/hubble-tasks.txt" ] || hubble_die "the many-thread scene left no hubble-tasks.txt"
 ls "$fresh"/hotpath-x86/blobs-*.txt >/dev/null
+# The real-ART scene ran (step 8): both flushes checked against the app, exported and read.
+grep -q '^check_frames: .*-jank.hubble: reason jank' "$out/real-art/check.txt"
+grep -q '^check_trace: .*-jank.hubble,.*-anr.hubble: .* as counted' "$out/real-art/check.txt"
+for f in "$out"/real-art/*-jank.perfetto-trace "$out"/real-art/*-anr.trace; do
+  [ -s "$f" ] || hubble_die "missing export $f"
+done
 hubble_log "main job (quick, full, fresh cache) OK"

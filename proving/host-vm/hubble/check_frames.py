@@ -2,12 +2,13 @@
 # Copyright (C) 2026 Hubble for AOSP. Licensed under the Apache License, Version 2.0.
 """Checks the file a duration trigger flushed inside the host VM against the program.
 
-    check_frames.py HUBBLE TRACE STDOUT REASON THRESHOLD_MS
+    check_frames.py HUBBLE TRACE STDOUT REASON THRESHOLD_MS [THREAD]
 
 STDOUT holds `frames N slow K` (Frames.java). The file must be 0600 with every method resolved,
 say REASON, and its main thread's Frames.doFrame calls, timed from the trace alone, must be the
 program's: all N (the trigger fires after the slow frame ends; the window holds what came
-before it), exactly one of them over THRESHOLD_MS, and that one the K-th (counted from 0).
+before it), exactly one of them over THRESHOLD_MS, and that one the K-th (counted from 0). In a
+many-thread file, THREAD (default main) is the one whose frames count.
 """
 import os
 import re
@@ -22,9 +23,10 @@ def fail(msg):
 
 
 def main():
-    if len(sys.argv) != 6:
-        fail("usage: check_frames.py HUBBLE TRACE STDOUT REASON THRESHOLD_MS")
+    if len(sys.argv) not in (6, 7):
+        fail("usage: check_frames.py HUBBLE TRACE STDOUT REASON THRESHOLD_MS [THREAD]")
     hubble, trace, out, reason, threshold = sys.argv[1:6]
+    ui = sys.argv[6] if len(sys.argv) == 7 else "main"
     threshold_ns = int(threshold) * 1_000_000
     if stat.S_IMODE(os.stat(trace).st_mode) != 0o600:
         fail(f"{trace}: not 0600")
@@ -39,10 +41,15 @@ def main():
         fail(f"{trace}: not every method resolved:\n{info}")
     text = subprocess.run([hubble, "decode", trace, "--format", "nanoscope"],
                           capture_output=True, text=True, check=True).stdout
-    stack, durations = [], []
+    stack, durations, thread = [], [], ui
+    header = re.compile(r"^thread \d+ (.*), run \d+ of \d+")
     for line in text.splitlines():
+        h = header.match(line)
+        if h:
+            thread = h.group(1)
+            continue
         ts, _, what = line.partition(":")
-        if not ts.isdigit():
+        if not ts.isdigit() or thread != ui:
             continue
         if what == "POP":
             if stack:

@@ -1,16 +1,14 @@
 //! The analyses against brute force over the format crate's call tree, signatures on a
 //! hand-made trace, and the summary's privacy.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use hubble_analysis::chains::{chains, Rank};
 use hubble_analysis::signatures::{matches, parse};
 use hubble_analysis::summary::{summarize, Options};
 use hubble_analysis::top::top;
 use hubble_analysis::Input;
-use hubble_format::{
-    build_tree, counter_to_ns, Mode, RingWriter, TraceFile, TraceHeader, TreeOptions,
-};
+use hubble_format::{build_tree, counter_to_ns, TraceFile, TreeOptions};
 use hubble_testkit::synth::{trace, Spec, BINDER, CLICK, SLEEP};
 
 fn sample() -> TraceFile {
@@ -97,47 +95,27 @@ fn chains_partition_self_time_and_respect_the_window() {
 /// click > binder, then click > x > sleep(5 ms), then a top-level sleep(1 ms); 1 MHz timer.
 fn handmade() -> TraceFile {
     let (click, binder, sleep, x) = (0x1000u64, 0x2000u64, 0x3000u64, 0x4000u64);
-    let mut ring = RingWriter::new(Mode::Bits64, 64);
-    ring.start(0);
-    ring.entry(click, 10).unwrap();
-    ring.entry(binder, 20).unwrap();
-    ring.exit(30);
-    ring.entry(x, 40).unwrap();
-    ring.entry(sleep, 50).unwrap();
-    ring.exit(5050);
-    ring.exit(5060);
-    ring.exit(5070);
-    ring.entry(sleep, 6000).unwrap();
-    ring.exit(7000);
-    let slots = ring.slots()[..(ring.write_pos_bytes() / 8) as usize].to_vec();
-    let symbols: BTreeMap<u64, String> = [
-        (click, CLICK),
-        (binder, BINDER),
-        (sleep, SLEEP),
-        (x, "void com.example.app.X.run()"),
-    ]
-    .into_iter()
-    .map(|(p, n)| (p, n.to_owned()))
-    .collect();
-    TraceFile {
-        header: TraceHeader {
-            mode: Mode::Bits64,
-            timer_hz: 1_000_000,
-            reference_counter: 7100,
-            wall_clock_ns: 1_234_567_890_000_000_000,
-            ring_bytes: 512,
-            write_pos: ring.write_pos_bytes(),
-            pid: 1,
-            tid: 1,
-            thread_name: "main".into(),
-            process_name: "p".into(),
-            reason: "r".into(),
-            anchors: Vec::new(),
-            metadata: Default::default(),
-        },
-        window: slots,
-        symbols,
-    }
+    hubble_testkit::synth::handmade(
+        &[
+            (Some(click), 10),
+            (Some(binder), 20),
+            (None, 30),
+            (Some(x), 40),
+            (Some(sleep), 50),
+            (None, 5050),
+            (None, 5060),
+            (None, 5070),
+            (Some(sleep), 6000),
+            (None, 7000),
+        ],
+        7100,
+        &[
+            (click, CLICK),
+            (binder, BINDER),
+            (sleep, SLEEP),
+            (x, "void com.example.app.X.run()"),
+        ],
+    )
 }
 
 #[test]

@@ -9,6 +9,9 @@
 //! * `summary`: against `top` and `chains` (both checked here against brute force), and a trace
 //!   small enough to merge the unresolved methods by hand.
 
+use hubble_testkit::first_difference;
+use hubble_testkit::synth::handmade;
+use hubble_testkit::synth::{inputs, tree};
 use std::collections::{BTreeMap, HashMap};
 
 use hubble_analysis::chains::{chains, Chain, Rank};
@@ -16,43 +19,9 @@ use hubble_analysis::summary::{summarize, Options};
 use hubble_analysis::top::{top, MethodStats};
 use hubble_analysis::Input;
 use hubble_format::names::display;
-use hubble_format::{
-    build_tree, counter_to_ns, CallTree, Mode, RingWriter, TraceFile, TraceHeader, TreeOptions,
-};
+use hubble_format::{counter_to_ns, CallTree, Mode, TraceFile};
 use hubble_testkit::synth::{trace, Spec};
 use proptest::prelude::*;
-
-fn tree(file: &TraceFile) -> CallTree {
-    let events = file.decode_events().unwrap().events;
-    build_tree(
-        &events,
-        file.header.reference_counter,
-        TreeOptions::default(),
-    )
-}
-
-fn inputs(files: &[TraceFile]) -> Vec<Input<'_>> {
-    files.iter().map(|f| Input { file: f, name: "t" }).collect()
-}
-
-/// Where two lists first differ, for a failure message of a useful size.
-fn first_difference<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T]) -> Option<String> {
-    if got == want {
-        return None;
-    }
-    let i = got
-        .iter()
-        .zip(want)
-        .position(|(g, w)| g != w)
-        .unwrap_or(got.len().min(want.len()));
-    Some(format!(
-        "{} items, {} wanted; first difference at {i}: got {:?}, want {:?}",
-        got.len(),
-        want.len(),
-        got.get(i),
-        want.get(i)
-    ))
-}
 
 /// The methods of frame `i` and its ancestors, outermost first.
 fn pointers(tree: &CallTree, i: usize) -> Vec<Option<u64>> {
@@ -354,39 +323,6 @@ proptest! {
         let d = first_difference(&got_chains, &want_chains);
         prop_assert!(d.is_none(), "chains: {}", d.unwrap_or_default());
         prop_assert_eq!(got.chain_window_ns, window);
-    }
-}
-
-/// A trace from `(method, tick)` steps (`None`: an exit), at 1 MHz (a tick is 1000 ns), with
-/// the flush at `flush` and the given symbols.
-fn handmade(steps: &[(Option<u64>, u32)], flush: u64, symbols: &[(u64, &str)]) -> TraceFile {
-    let mut ring = RingWriter::new(Mode::Bits64, 64);
-    ring.start(0);
-    for &(method, tick) in steps {
-        match method {
-            Some(m) => ring.entry(m, tick).unwrap(),
-            None => ring.exit(tick),
-        }
-    }
-    let slots = ring.slots()[..(ring.write_pos_bytes() / 8) as usize].to_vec();
-    TraceFile {
-        header: TraceHeader {
-            mode: Mode::Bits64,
-            timer_hz: 1_000_000,
-            reference_counter: flush,
-            wall_clock_ns: 1_700_000_000_000_000_000,
-            ring_bytes: 512,
-            write_pos: ring.write_pos_bytes(),
-            pid: 1,
-            tid: 1,
-            thread_name: "main".into(),
-            process_name: "p".into(),
-            reason: "r".into(),
-            anchors: Vec::new(),
-            metadata: Default::default(),
-        },
-        window: slots,
-        symbols: symbols.iter().map(|&(p, n)| (p, n.to_owned())).collect(),
     }
 }
 

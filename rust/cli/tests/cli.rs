@@ -1,51 +1,16 @@
 //! The `hubble` binary end to end: good files, raw rings, and every kind of bad input.
 
 mod common;
-use common::{hubble, run};
+use common::{hubble, run, sample};
 
 use std::path::{Path, PathBuf};
 
 use hubble_format::{Mode, RingWriter, TraceFile, TraceHeader};
 
-fn sample(dir: &Path) -> (PathBuf, TraceFile) {
-    let mut ring = RingWriter::new(Mode::Bits64, 32);
-    ring.start(1000);
-    ring.entry(0x7000_0010, 1000).unwrap();
-    ring.entry(0x7f_0000_0020, 1019).unwrap();
-    ring.exit(1038);
-    ring.exit(1057);
-    let window = hubble_format::ring::decode(&ring.view(), Mode::Bits64).unwrap();
-    let end = (ring.write_pos_bytes() / 8) as usize;
-    let mut symbols = std::collections::BTreeMap::new();
-    symbols.insert(0x7000_0010, "void a.B.c()".to_owned());
-    let file = TraceFile {
-        header: TraceHeader {
-            mode: Mode::Bits64,
-            timer_hz: 19_000_000,
-            reference_counter: 1100,
-            wall_clock_ns: 1,
-            ring_bytes: 256,
-            write_pos: ring.write_pos_bytes(),
-            pid: 7,
-            tid: 8,
-            thread_name: "main".into(),
-            process_name: "a.b".into(),
-            reason: "test".into(),
-            anchors: Vec::new(),
-            metadata: Default::default(),
-        },
-        window: ring.slots()[end - window.slots_used..end].to_vec(),
-        symbols,
-    };
-    let path = dir.join("t.hubble");
-    file.write_atomic(&path).unwrap();
-    (path, file)
-}
-
 #[test]
 fn decode_prints_nanoscope_text() {
     let dir = tempfile::tempdir().unwrap();
-    let (path, _) = sample(dir.path());
+    let (path, _) = sample(dir.path(), "t.hubble", true);
     let (code, out, _) = run(hubble().arg("decode").arg(&path));
     assert_eq!(code, 0);
     // ns = floor(counter × 10^9 / 19 MHz); the unsymbolized method prints as its pointer.
@@ -58,7 +23,7 @@ fn decode_prints_nanoscope_text() {
 #[test]
 fn decode_prints_ticks() {
     let dir = tempfile::tempdir().unwrap();
-    let (path, _) = sample(dir.path());
+    let (path, _) = sample(dir.path(), "t.hubble", true);
     let (code, out, _) = run(hubble().args(["decode", "--format", "ticks"]).arg(&path));
     assert_eq!(code, 0);
     // The sample's counter values (reference 1100: upper halves 0).
@@ -71,7 +36,7 @@ fn decode_prints_ticks() {
 #[test]
 fn info_describes_the_file() {
     let dir = tempfile::tempdir().unwrap();
-    let (path, _) = sample(dir.path());
+    let (path, _) = sample(dir.path(), "t.hubble", true);
     let (code, out, _) = run(hubble().arg("info").arg(&path));
     assert_eq!(code, 0);
     assert!(out.contains("a.b (pid 7)"), "{out}");
@@ -142,7 +107,7 @@ fn assert_bad(args: &[&str], file: &Path, needle: &str) {
 #[test]
 fn bad_files_are_one_line_errors_with_exit_2() {
     let dir = tempfile::tempdir().unwrap();
-    let (path, _) = sample(dir.path());
+    let (path, _) = sample(dir.path(), "t.hubble", true);
     let good = std::fs::read(&path).unwrap();
     let bad = dir.path().join("bad.hubble");
 
@@ -235,7 +200,7 @@ fn raw_ring_problems_name_the_file() {
 #[test]
 fn failed_output_leaves_no_partial_file() {
     let dir = tempfile::tempdir().unwrap();
-    let (path, _) = sample(dir.path());
+    let (path, _) = sample(dir.path(), "t.hubble", true);
     let mut b = std::fs::read(&path).unwrap();
     let n = b.len();
     b[n - 1] ^= 1;
@@ -270,7 +235,7 @@ fn only_part(table: &Path) -> Vec<arrow_array::RecordBatch> {
 #[test]
 fn parquet_export_skips_bad_files_by_name_and_exports_the_rest() {
     let dir = tempfile::tempdir().unwrap();
-    let (good, file) = sample(dir.path());
+    let (good, file) = sample(dir.path(), "t.hubble", true);
     let bytes = std::fs::read(&good).unwrap();
     let other = dir.path().join("other.hubble");
     let mut second = file.clone();
@@ -352,7 +317,7 @@ fn parquet_export_skips_bad_files_by_name_and_exports_the_rest() {
 #[test]
 fn parquet_meta_values_up_to_the_format_limit() {
     let dir = tempfile::tempdir().unwrap();
-    let (good, _) = sample(dir.path());
+    let (good, _) = sample(dir.path(), "t.hubble", true);
     let limit = hubble_format::file::MAX_METADATA_VALUE;
     for (len, ok) in [(limit, true), (limit + 1, false)] {
         let out = dir.path().join(format!("fleet-{len}"));
@@ -379,7 +344,7 @@ fn parquet_meta_values_up_to_the_format_limit() {
 fn parquet_summaries_name_bad_files_and_carry_device_class_metadata() {
     use arrow_array::StringArray;
     let dir = tempfile::tempdir().unwrap();
-    let (good, mut file) = sample(dir.path());
+    let (good, mut file) = sample(dir.path(), "t.hubble", true);
     file.header.metadata = [("android.sdk", "34"), ("hubble.private", "x")]
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
         .into();

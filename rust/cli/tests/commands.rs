@@ -3,7 +3,7 @@
 //! unpinned: docs/tools.md).
 
 mod common;
-use common::{hubble, run};
+use common::{hubble, run, sample};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -107,50 +107,17 @@ fn chains_use_the_last_ms_asked_for_and_zero_means_the_whole_window() {
 
 /// `sample` of cli.rs, by hand: a start and an entry at 1000, an entry at 1019, exits at 1038 and
 /// 1057, at 19 MHz (19 ticks = 1 µs); one of the two methods named.
-fn sample(dir: &Path, named: bool) -> PathBuf {
-    use hubble_format::{Mode, RingWriter, TraceHeader};
-    let mut ring = RingWriter::new(Mode::Bits64, 32);
-    ring.start(1000);
-    ring.entry(0x7000_0010, 1000).unwrap();
-    ring.entry(0x7f_0000_0020, 1019).unwrap();
-    ring.exit(1038);
-    ring.exit(1057);
-    let window = hubble_format::ring::decode(&ring.view(), Mode::Bits64).unwrap();
-    let end = (ring.write_pos_bytes() / 8) as usize;
-    let mut symbols = std::collections::BTreeMap::new();
-    if named {
-        symbols.insert(0x7000_0010, "void a.B.c()".to_owned());
-    }
-    let file = TraceFile {
-        header: TraceHeader {
-            mode: Mode::Bits64,
-            timer_hz: 19_000_000,
-            reference_counter: 1100,
-            wall_clock_ns: 1,
-            ring_bytes: 256,
-            write_pos: ring.write_pos_bytes(),
-            pid: 7,
-            tid: 8,
-            thread_name: "main".into(),
-            process_name: "a.b".into(),
-            reason: "test".into(),
-            anchors: Vec::new(),
-            metadata: Default::default(),
-        },
-        window: ring.slots()[end - window.slots_used..end].to_vec(),
-        symbols,
-    };
-    let path = dir.join(format!("s{named}.hubble"));
-    file.write_atomic(&path).unwrap();
-    path
-}
-
 #[test]
 fn info_counts_unresolved_methods_and_the_span() {
     let dir = tempfile::tempdir().unwrap();
     for (named, unresolved) in [(true, 1), (false, 2)] {
-        let (code, out, err) =
-            run(hubble().args(["info", sample(dir.path(), named).to_str().unwrap()]));
+        let (code, out, err) = run(hubble().args([
+            "info",
+            sample(dir.path(), &format!("s{named}.hubble"), named)
+                .0
+                .to_str()
+                .unwrap(),
+        ]));
         assert_eq!(code, 0, "{err}");
         // 1057 - 1000 = 57 ticks = 3 µs.
         assert!(out.contains("2 entries, 2 exits over 0.003 ms"), "{out}");
@@ -167,7 +134,7 @@ fn info_counts_unresolved_methods_and_the_span() {
 #[test]
 fn decode_tree_prints_each_frame_with_its_duration() {
     let dir = tempfile::tempdir().unwrap();
-    let path = sample(dir.path(), true);
+    let path = sample(dir.path(), "strue.hubble", true).0;
     let (code, out, err) =
         run(hubble().args(["decode", path.to_str().unwrap(), "--format", "tree"]));
     assert_eq!(code, 0, "{err}");

@@ -4,6 +4,7 @@
 //! moved past the system trace's and the track uuids past its own; and Hubble's timestamps,
 //! resolved through both files' snapshots, on the system trace's BOOTTIME.
 
+use hubble_testkit::synth::inputs;
 use std::io::Cursor;
 
 use hubble_export::perfetto::{self, process_uuid, thread_uuid, INCREMENTAL_CLOCK};
@@ -44,10 +45,6 @@ fn files() -> Vec<TraceFile> {
             })
         })
         .collect()
-}
-
-fn inputs(files: &[TraceFile]) -> Vec<Input<'_>> {
-    files.iter().map(|f| Input { file: f, name: "t" }).collect()
 }
 
 fn seq(id: u32) -> Option<OptionalTrustedPacketSequenceId> {

@@ -10,48 +10,17 @@
 //! * `.trace`: every record's thread, action, method and µs since the file's start;
 //! * Chrome JSON: every event's phase, name and `ts` (ns, from its text) since the origin.
 
+use hubble_testkit::first_difference;
+use hubble_testkit::synth::{inputs, tree};
 use std::collections::{BTreeMap, HashMap};
 
-use hubble_export::Input;
 use hubble_format::names::{self, display, BEFORE_WINDOW_SPLIT};
-use hubble_format::{build_tree, counter_to_ns, CallTree, Mode, TraceFile, TreeOptions};
+use hubble_format::{counter_to_ns, CallTree, Mode, TraceFile};
 use hubble_testkit::synth::{trace, Spec};
 use proptest::prelude::*;
 
-fn tree(file: &TraceFile) -> CallTree {
-    let events = file.decode_events().unwrap().events;
-    build_tree(
-        &events,
-        file.header.reference_counter,
-        TreeOptions::default(),
-    )
-}
-
-fn inputs(files: &[TraceFile]) -> Vec<Input<'_>> {
-    files.iter().map(|f| Input { file: f, name: "t" }).collect()
-}
-
 fn wall(file: &TraceFile, counter: u64) -> u64 {
     u64::try_from(file.counter_to_wall_ns(counter)).unwrap()
-}
-
-/// Where two lists first differ, for a failure message of a useful size.
-fn first_difference<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T]) -> Option<String> {
-    if got == want {
-        return None;
-    }
-    let i = got
-        .iter()
-        .zip(want)
-        .position(|(g, w)| g != w)
-        .unwrap_or(got.len().min(want.len()));
-    Some(format!(
-        "{} items, {} wanted; first difference at {i}: got {:?}, want {:?}",
-        got.len(),
-        want.len(),
-        got.get(i),
-        want.get(i)
-    ))
 }
 
 /// A step: a frame begins (its method) or ends (the method it leaves).

@@ -1,5 +1,6 @@
 //! The writers against the format crate's own decoder and call tree.
 
+use hubble_testkit::synth::inputs;
 use std::collections::BTreeMap;
 
 use hubble_export::Input;
@@ -81,10 +82,6 @@ fn specs() -> Vec<Spec> {
         });
     }
     out
-}
-
-fn inputs(files: &[TraceFile]) -> Vec<Input<'_>> {
-    files.iter().map(|f| Input { file: f, name: "t" }).collect()
 }
 
 /// The steps of `file` are its call tree's frames in pre-order, each exit at its frame's end.

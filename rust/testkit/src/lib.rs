@@ -1,6 +1,6 @@
 //! Shared by tests and proving grounds, never by the product: the one random generator every
-//! test stream, fuzzed scenario and synthetic workload draws from, and ([`synth`], feature
-//! `traces`) synthetic trace files.
+//! test stream, fuzzed scenario and synthetic workload draws from, a list comparison's failure
+//! message, and ([`synth`], feature `traces`) synthetic trace files.
 #![deny(unsafe_op_in_unsafe_fn)]
 
 #[cfg(feature = "traces")]
@@ -41,6 +41,25 @@ impl Rng {
     pub fn chance(&mut self, num: u64, den: u64) -> bool {
         self.below(den) < num
     }
+}
+
+/// Where two lists first differ, for a failure message of a useful size (`None`: equal).
+pub fn first_difference<T: PartialEq + core::fmt::Debug>(got: &[T], want: &[T]) -> Option<String> {
+    if got == want {
+        return None;
+    }
+    let i = got
+        .iter()
+        .zip(want)
+        .position(|(g, w)| g != w)
+        .unwrap_or(got.len().min(want.len()));
+    Some(format!(
+        "{} items, {} wanted; first difference at {i}: got {:?}, want {:?}",
+        got.len(),
+        want.len(),
+        got.get(i),
+        want.get(i)
+    ))
 }
 
 #[cfg(test)]

@@ -5,7 +5,8 @@
 use std::collections::BTreeMap;
 
 use hubble_format::ring::decode;
-use hubble_format::{Mode, RingWriter, TraceFile, TraceHeader};
+use hubble_format::stream::Input;
+use hubble_format::{build_tree, CallTree, Mode, RingWriter, TraceFile, TraceHeader, TreeOptions};
 
 /// What to generate.
 #[derive(Clone, Debug)]
@@ -174,4 +175,53 @@ pub fn trace(spec: &Spec) -> TraceFile {
         window: slots,
         symbols,
     }
+}
+
+/// A trace written by hand: `(method, tick)` steps (`None`: an exit) after a start record at
+/// tick 0, one thread (`main` of `p`), a 1 MHz timer (a tick is 1000 ns), the flush at `flush`,
+/// the given symbols.
+pub fn handmade(steps: &[(Option<u64>, u32)], flush: u64, symbols: &[(u64, &str)]) -> TraceFile {
+    let mut ring = RingWriter::new(Mode::Bits64, 64);
+    ring.start(0);
+    for &(method, tick) in steps {
+        match method {
+            Some(m) => ring.entry(m, tick).expect("a method pointer"),
+            None => ring.exit(tick),
+        }
+    }
+    let slots = ring.slots()[..(ring.write_pos_bytes() / 8) as usize].to_vec();
+    TraceFile {
+        header: TraceHeader {
+            mode: Mode::Bits64,
+            timer_hz: 1_000_000,
+            reference_counter: flush,
+            wall_clock_ns: 1_700_000_000_000_000_000,
+            ring_bytes: 512,
+            write_pos: ring.write_pos_bytes(),
+            pid: 1,
+            tid: 1,
+            thread_name: "main".into(),
+            process_name: "p".into(),
+            reason: "r".into(),
+            anchors: Vec::new(),
+            metadata: Default::default(),
+        },
+        window: slots,
+        symbols: symbols.iter().map(|&(p, n)| (p, n.to_owned())).collect(),
+    }
+}
+
+/// Each file as a reader's input, all named `t`.
+pub fn inputs(files: &[TraceFile]) -> Vec<Input<'_>> {
+    files.iter().map(|f| Input { file: f, name: "t" }).collect()
+}
+
+/// The file's call tree (default options), for references computed from frames.
+pub fn tree(file: &TraceFile) -> CallTree {
+    let events = file.decode_events().expect("a file that decodes").events;
+    build_tree(
+        &events,
+        file.header.reference_counter,
+        TreeOptions::default(),
+    )
 }

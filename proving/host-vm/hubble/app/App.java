@@ -8,8 +8,8 @@ import java.io.File;
 
 /**
  * A small app: the UI thread ("main") draws frames, one of them slow, while three workers
- * ("worker-1".."worker-3") each run a call tree of a size the program knows (work calls step N
- * times, each step calls leaf twice; the UI thread runs one per frame too). Nothing in it knows
+ * ("worker-1".."worker-3") each run Workers.work, a call tree whose calls it counts per thread
+ * (../workers/Workers.java; the UI thread runs one per frame too). Nothing in it knows
  * Hubble: the runtime's own duration trigger (debug.hubble.triggers App.doFrame>30ms=jank) must
  * flush when the slow frame ends, and the platform's ANR dump (SIGQUIT) after "done". Between
  * them, once it printed "ready", it waits for the test's go-ahead (a file "go" beside the host's
@@ -21,42 +21,16 @@ import java.io.File;
  */
 public class App {
     static final int WORKERS = 3;
-    static final int[] stepCalls = new int[WORKERS + 1];
-    static final int[] leafCalls = new int[WORKERS + 1];
     static int frameCalls;
     static long sink;
 
     @NeverInline
-    static int leaf(int who, int x) {
-        leafCalls[who]++;
-        return (x ^ who) + 1;
-    }
-
-    @NeverInline
-    static int step(int who, int x) {
-        stepCalls[who]++;
-        return leaf(who, x) + leaf(who, x + 1);
-    }
-
-    static long work(int who, int n) {
-        long s = 0;
-        for (int i = 0; i < n; i++) {
-            s += step(who, i);
-        }
-        return s;
-    }
-
-    @NeverInline
     static void doFrame(int frame, int slow, int n) throws InterruptedException {
         frameCalls++;
-        sink += work(0, n);
+        sink += Workers.work(0, n);
         if (frame == slow) {
             Thread.sleep(60);
         }
-    }
-
-    static String name(int who) {
-        return who == 0 ? "main" : "worker-" + who;
     }
 
     public static void main(String[] args) throws Exception {
@@ -78,14 +52,15 @@ public class App {
             Thread.sleep(10);
         }
         workers = start(n);
-        sink += work(0, n);
+        sink += Workers.work(0, n);
         join(workers);
         System.out.println("calls main App.doFrame " + frameCalls);
         for (int i = 0; i <= WORKERS; i++) {
-            System.out.println("calls " + name(i) + " App.step " + stepCalls[i]);
-            System.out.println("calls " + name(i) + " App.leaf " + leafCalls[i]);
+            String name = Workers.name(i);
+            System.out.println("calls " + name + " Workers.step " + Workers.stepCalls[i]);
+            System.out.println("calls " + name + " Workers.leaf " + Workers.leafCalls[i]);
         }
-        System.out.println("parent App.leaf App.step");
+        System.out.println("parent Workers.leaf Workers.step");
         System.out.println("done");
         Thread.sleep(wait);
     }
@@ -97,7 +72,7 @@ public class App {
             workers[i] = new Thread(new Runnable() {
                 public void run() {
                     for (int f = 0; f < 5; f++) {
-                        sink += work(who, n * who);
+                        sink += Workers.work(who, n * who);
                         try {
                             Thread.sleep(20);
                         } catch (InterruptedException e) {
@@ -105,7 +80,7 @@ public class App {
                         }
                     }
                 }
-            }, name(i));
+            }, Workers.name(i));
             workers[i].start();
         }
         return workers;

@@ -113,31 +113,32 @@ fn bad_files_are_one_line_errors_with_exit_2() {
 
     std::fs::write(&bad, &good[..good.len() / 2]).unwrap();
     assert_bad(&["decode"], &bad, "truncated");
-    let mut b = good.clone();
-    b[0] = b'Z';
-    std::fs::write(&bad, &b).unwrap();
-    assert_bad(&["info"], &bad, "wrong magic");
-    let mut b = good.clone();
-    b[8] = 7;
-    std::fs::write(&bad, &b).unwrap();
-    assert_bad(&["decode"], &bad, "unsupported format version 7");
-    let mut b = good.clone();
-    b[48..56].copy_from_slice(&4096u64.to_le_bytes());
-    std::fs::write(&bad, &b).unwrap();
-    assert_bad(&["decode"], &bad, "write position");
-    let mut b = good.clone();
-    b[40] = 0x01;
-    std::fs::write(&bad, &b).unwrap();
-    assert_bad(&["decode"], &bad, "ring size");
-    let mut b = good.clone();
-    b[72..76].copy_from_slice(&900_000u32.to_le_bytes());
-    std::fs::write(&bad, &b).unwrap();
-    assert_bad(&["decode"], &bad, "symbol count");
-    let mut b = good.clone();
-    let last = b.len() - 5;
-    b[last] ^= 0x40;
-    std::fs::write(&bad, &b).unwrap();
-    assert_bad(&["decode"], &bad, "checksum mismatch");
+    // One field spoiled at a time: (command, where, bytes written there, what the error says).
+    let last = good.len() - 5;
+    let spoiled: [(&str, usize, Vec<u8>, &str); 6] = [
+        ("info", 0, vec![b'Z'], "wrong magic"),
+        ("decode", 8, vec![7], "unsupported format version 7"),
+        (
+            "decode",
+            48,
+            4096u64.to_le_bytes().to_vec(),
+            "write position",
+        ),
+        ("decode", 40, vec![0x01], "ring size"),
+        (
+            "decode",
+            72,
+            900_000u32.to_le_bytes().to_vec(),
+            "symbol count",
+        ),
+        ("decode", last, vec![good[last] ^ 0x40], "checksum mismatch"),
+    ];
+    for (command, at, bytes, needle) in spoiled {
+        let mut b = good.clone();
+        b[at..at + bytes.len()].copy_from_slice(&bytes);
+        std::fs::write(&bad, &b).unwrap();
+        assert_bad(&[command], &bad, needle);
+    }
     assert_bad(
         &["info"],
         &dir.path().join("missing.hubble"),

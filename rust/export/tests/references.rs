@@ -10,6 +10,9 @@
 //! * `.trace`: every record's thread, action, method and µs since the file's start;
 //! * Chrome JSON: every event's phase, name and `ts` (ns, from its text) since the origin.
 
+#[path = "common/dot_trace.rs"]
+mod dot_trace;
+
 use hubble_testkit::first_difference;
 use hubble_testkit::synth::{inputs, tree};
 use std::collections::{BTreeMap, HashMap};
@@ -346,14 +349,13 @@ fn wall_steps(files: &[TraceFile]) -> (Vec<Vec<(u64, Ev)>>, u64) {
 }
 
 /// A `.trace` record as read back: action, the method's (class, method, signature), µs.
-type TraceRecord = (u32, (String, String, String), u32);
+type TraceRecord = (u32, dot_trace::Method, u32);
 
 fn check_dot_trace(files: &[TraceFile]) {
     let (steps, origin) = wall_steps(files);
     let mut out = Vec::new();
     hubble_export::android_trace::write(&inputs(files), &mut out).unwrap();
-    let end = out.windows(5).position(|w| w == b"*end\n").unwrap() + 5;
-    let key = std::str::from_utf8(&out[..end]).unwrap();
+    let read = dot_trace::read(&out);
     let start_us = origin / 1000;
     let flush_us = files
         .iter()
@@ -361,41 +363,17 @@ fn check_dot_trace(files: &[TraceFile]) {
         .max()
         .unwrap()
         / 1000;
-    assert!(key.contains(&format!("\nelapsed-time-usec={}\n", flush_us - start_us)));
-    let section = |name: &str| -> Vec<&str> {
-        let from = key.find(&format!("*{name}\n")).unwrap() + name.len() + 2;
-        key[from..]
-            .lines()
-            .take_while(|l| !l.starts_with('*'))
-            .collect()
-    };
-    let threads: HashMap<u16, &str> = section("threads")
-        .iter()
-        .map(|l| {
-            let (id, name) = l.split_once('\t').unwrap();
-            (id.parse().unwrap(), name)
-        })
-        .collect();
-    let methods: HashMap<u32, (String, String, String)> = section("methods")
-        .iter()
-        .map(|l| {
-            let f: Vec<&str> = l.split('\t').collect();
-            let id = u32::from_str_radix(f[0].trim_start_matches("0x"), 16).unwrap() >> 2;
-            (id, (f[1].to_owned(), f[2].to_owned(), f[3].to_owned()))
-        })
-        .collect();
-    let bin = &out[end..];
-    assert_eq!(u64::from_le_bytes(bin[8..16].try_into().unwrap()), start_us);
+    assert!(read
+        .key
+        .contains(&format!("\nelapsed-time-usec={}\n", flush_us - start_us)));
+    let threads: HashMap<u16, String> = read.threads.into_iter().collect();
+    assert_eq!(read.start_us, start_us);
     let mut got: HashMap<u16, Vec<TraceRecord>> = HashMap::new();
     let mut last = 0;
-    for r in bin[32..].chunks_exact(10) {
-        let tid = u16::from_le_bytes([r[0], r[1]]);
-        let value = u32::from_le_bytes(r[2..6].try_into().unwrap());
-        let us = u32::from_le_bytes(r[6..10].try_into().unwrap());
+    for (tid, action, method, us) in read.records {
         assert!(us >= last, "records in time order");
         last = us;
-        let method = methods[&(value >> 2)].clone();
-        got.entry(tid).or_default().push((value & 3, method, us));
+        got.entry(tid).or_default().push((action, method, us));
     }
     let split = |m: Option<u64>, file: &TraceFile| match m {
         None => (

@@ -3,6 +3,8 @@
 //! (`format/tests/common/pool_scenario.rs`: the records each thread wrote, which blocks the
 //! pool kept), never with the writers' own stream code.
 
+#[path = "common/dot_trace.rs"]
+mod dot_trace;
 #[path = "../../format/tests/common/pool_scenario.rs"]
 mod scenario;
 
@@ -162,47 +164,18 @@ fn dot_trace_has_one_section_per_thread() {
     for c in cases() {
         let mut out = Vec::new();
         hubble_export::android_trace::write_threads(&c.inputs(), &c.threads(), &mut out).unwrap();
-        let end = out.windows(5).position(|w| w == b"*end\n").unwrap() + 5;
-        let key = std::str::from_utf8(&out[..end]).unwrap();
-        let section = |name: &str| -> Vec<&str> {
-            let from = key.find(&format!("*{name}\n")).unwrap() + name.len() + 2;
-            key[from..]
-                .lines()
-                .take_while(|l| !l.starts_with('*'))
-                .collect()
-        };
-        let threads: Vec<(u16, String)> = section("threads")
-            .iter()
-            .map(|l| {
-                let (id, name) = l.split_once('\t').unwrap();
-                (id.parse().unwrap(), name.to_owned())
-            })
-            .collect();
+        let read = dot_trace::read(&out);
         let want_threads: Vec<(u16, String)> = c
             .want
             .keys()
             .map(|tid| (*tid as u16, c.s.thread_name(*tid)))
             .collect();
-        assert_eq!(threads, want_threads);
-        let methods: HashMap<u32, (String, String, String)> = section("methods")
-            .iter()
-            .map(|l| {
-                let f: Vec<&str> = l.split('\t').collect();
-                let id = u32::from_str_radix(f[0].trim_start_matches("0x"), 16).unwrap() >> 2;
-                (id, (f[1].to_owned(), f[2].to_owned(), f[3].to_owned()))
-            })
-            .collect();
-        let bin = &out[end..];
-        let start_us = u64::from_le_bytes(bin[8..16].try_into().unwrap());
+        assert_eq!(read.threads, want_threads);
+        let start_us = read.start_us;
         assert_eq!(start_us, c.origin() / 1000);
         let mut got: BTreeMap<u16, Vec<Record>> = BTreeMap::new();
-        for r in bin[32..].chunks_exact(10) {
-            let tid = u16::from_le_bytes([r[0], r[1]]);
-            let value = u32::from_le_bytes(r[2..6].try_into().unwrap());
-            let us = u32::from_le_bytes(r[6..10].try_into().unwrap());
-            got.entry(tid)
-                .or_default()
-                .push((value & 3, methods[&(value >> 2)].clone(), us));
+        for (tid, action, method, us) in read.records {
+            got.entry(tid).or_default().push((action, method, us));
         }
         let split = |m: Option<u64>| match m {
             None => (

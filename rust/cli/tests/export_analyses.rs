@@ -34,15 +34,18 @@ fn every_format_writes_a_file_and_stdout_matches() {
     let files = traces(dir.path());
     for format in ["perfetto", "trace", "chrome-json", "folded", "svg"] {
         let out = dir.path().join(format!("out.{format}"));
-        let r = output(&[
-            "export",
-            s(&files[0]),
-            s(&files[1]),
-            "--format",
-            format,
-            "-o",
-            s(&out),
-        ]);
+        let export = |to: &str| {
+            output(&[
+                "export",
+                s(&files[0]),
+                s(&files[1]),
+                "--format",
+                format,
+                "-o",
+                to,
+            ])
+        };
+        let r = export(s(&out));
         assert!(
             r.status.success(),
             "{format}: {}",
@@ -50,15 +53,7 @@ fn every_format_writes_a_file_and_stdout_matches() {
         );
         let written = std::fs::read(&out).unwrap();
         assert!(!written.is_empty());
-        let r = output(&[
-            "export",
-            s(&files[0]),
-            s(&files[1]),
-            "--format",
-            format,
-            "-o",
-            "-",
-        ]);
+        let r = export("-");
         assert!(r.status.success());
         assert_eq!(r.stdout, written, "{format}: stdout differs from the file");
     }

@@ -56,7 +56,8 @@ fn reference_calls(file: &TraceFile) -> Vec<CallRow> {
     rows
 }
 
-fn strings<'a>(batch: &'a RecordBatch, name: &str) -> &'a StringArray {
+/// The column `name` of `batch`, as the array type `T` it must be.
+fn column<'a, T: 'static>(batch: &'a RecordBatch, name: &str) -> &'a T {
     batch
         .column_by_name(name)
         .unwrap()
@@ -65,23 +66,17 @@ fn strings<'a>(batch: &'a RecordBatch, name: &str) -> &'a StringArray {
         .unwrap()
 }
 
+fn strings<'a>(batch: &'a RecordBatch, name: &str) -> &'a StringArray {
+    column(batch, name)
+}
+
 fn ints<'a>(batch: &'a RecordBatch, name: &str) -> &'a Int64Array {
-    batch
-        .column_by_name(name)
-        .unwrap()
-        .as_any()
-        .downcast_ref()
-        .unwrap()
+    column(batch, name)
 }
 
 fn table_calls(calls: &RecordBatch, id: &str) -> Vec<CallRow> {
     let ids = strings(calls, "trace_id");
-    let depth: &Int32Array = calls
-        .column_by_name("depth")
-        .unwrap()
-        .as_any()
-        .downcast_ref()
-        .unwrap();
+    let depth: &Int32Array = column(calls, "depth");
     let parent = strings(calls, "parent");
     let mut rows: Vec<CallRow> = (0..calls.num_rows())
         .filter(|&i| ids.value(i) == id)
@@ -362,12 +357,7 @@ fn windows_are_added_all_or_nothing() {
         )
         .unwrap();
     let (traces, calls) = tables.finish().unwrap();
-    let ids: Vec<&str> = traces
-        .column_by_name("trace_id")
-        .unwrap()
-        .as_any()
-        .downcast_ref::<StringArray>()
-        .unwrap()
+    let ids: Vec<&str> = strings(&traces, "trace_id")
         .iter()
         .map(Option::unwrap)
         .collect();

@@ -122,16 +122,7 @@ fn kill9_during_flush_never_leaves_a_partial_file() {
             }
         }
     }
-    let finals = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter(|e| {
-            e.as_ref()
-                .unwrap()
-                .file_name()
-                .to_string_lossy()
-                .ends_with(".hubble")
-        })
-        .count();
+    let finals = files_ending(&dir, ".hubble");
     println!(
         "kill -9: {rounds} rounds, {inside} kills inside a flush, {finals} complete files, \
          temporary files seen after kills: {} (distinct)",
@@ -154,18 +145,23 @@ fn kill9_during_flush_never_leaves_a_partial_file() {
     c.thread_attached(t.handle(), 1, "main", true);
     c.start_tracing().unwrap();
     c.flush(t.handle(), "cleanup").unwrap();
-    let tmps = std::fs::read_dir(&dir)
+    let tmps = files_ending(&dir, ".tmp");
+    assert_eq!(
+        tmps, 0,
+        "stale temporary files of dead processes are removed"
+    );
+}
+
+/// How many files in `dir` have names ending in `suffix`.
+fn files_ending(dir: &std::path::Path, suffix: &str) -> usize {
+    std::fs::read_dir(dir)
         .unwrap()
         .filter(|e| {
             e.as_ref()
                 .unwrap()
                 .file_name()
                 .to_string_lossy()
-                .ends_with(".tmp")
+                .ends_with(suffix)
         })
-        .count();
-    assert_eq!(
-        tmps, 0,
-        "stale temporary files of dead processes are removed"
-    );
+        .count()
 }

@@ -9,7 +9,7 @@ use hubble_analysis::summary::{summarize, Options};
 use hubble_analysis::top::top;
 use hubble_analysis::Input;
 use hubble_format::{build_tree, counter_to_ns, TraceFile, TreeOptions};
-use hubble_testkit::synth::{trace, Spec, BINDER, CLICK, SLEEP};
+use hubble_testkit::synth::{inputs, trace, Spec, BINDER, CLICK, SLEEP};
 
 fn sample() -> TraceFile {
     trace(&Spec {
@@ -52,10 +52,7 @@ fn top_equals_brute_force_over_the_tree() {
             e.2 += f.duration();
         }
     }
-    let input = [Input {
-        file: &file,
-        name: "t",
-    }];
+    let input = inputs(std::slice::from_ref(&file));
     let got = top(&input).unwrap();
     assert_eq!(got.len(), want.len());
     for (method, (calls, self_ticks, incl)) in want {
@@ -71,10 +68,7 @@ fn top_equals_brute_force_over_the_tree() {
 #[test]
 fn chains_partition_self_time_and_respect_the_window() {
     let file = sample();
-    let input = [Input {
-        file: &file,
-        name: "t",
-    }];
+    let input = inputs(std::slice::from_ref(&file));
     let all = chains(&input, None, Rank::Time).unwrap();
     let self_total: u64 = top(&input).unwrap().iter().map(|m| m.self_ns).sum();
     let chain_total: u64 = all.iter().map(|c| c.self_ns).sum();
@@ -132,10 +126,7 @@ fn signatures_match_methods_and_ordered_chains() {
          method nothing *NoSuchMethod*\n",
     )
     .unwrap();
-    let input = [Input {
-        file: &file,
-        name: "t",
-    }];
+    let input = inputs(std::slice::from_ref(&file));
     let got: HashMap<String, (u64, u64, u64)> = matches(&input, &sigs)
         .unwrap()
         .into_iter()
@@ -272,10 +263,7 @@ fn signature_durations_take_every_unit_and_errors_name_the_line() {
 fn a_frame_exactly_as_long_as_min_counts() {
     // handmade(): Thread.sleep runs 1 ms and 5 ms.
     let file = handmade();
-    let input = [Input {
-        file: &file,
-        name: "t",
-    }];
+    let input = inputs(std::slice::from_ref(&file));
     let sigs = parse(
         "s",
         "method at-min min=5ms *Thread.sleep*\nmethod above min=5000001ns *Thread.sleep*\n",
@@ -301,10 +289,7 @@ fn scrub_turns_only_hex_pointers_into_unresolved() {
 #[test]
 fn the_summary_lists_only_signatures_that_matched() {
     let file = handmade();
-    let input = [Input {
-        file: &file,
-        name: "t",
-    }];
+    let input = inputs(std::slice::from_ref(&file));
     let sigs = parse(
         "s",
         "method sleep *Thread.sleep*\nmethod nothing *NoSuchMethod*\n",

@@ -9,18 +9,15 @@
 //! * `summary`: against `top` and `chains` (both checked here against brute force), and a trace
 //!   small enough to merge the unresolved methods by hand.
 
-use hubble_testkit::first_difference;
-use hubble_testkit::synth::handmade;
-use hubble_testkit::synth::{inputs, tree};
 use std::collections::{BTreeMap, HashMap};
 
 use hubble_analysis::chains::{chains, Chain, Rank};
 use hubble_analysis::summary::{summarize, Options};
 use hubble_analysis::top::{top, MethodStats};
-use hubble_analysis::Input;
 use hubble_format::names::display;
 use hubble_format::{counter_to_ns, CallTree, Mode, TraceFile};
-use hubble_testkit::synth::{trace, Spec};
+use hubble_testkit::first_difference;
+use hubble_testkit::synth::{handmade, inputs, trace, tree, Spec};
 use proptest::prelude::*;
 
 /// The methods of frame `i` and its ancestors, outermost first.
@@ -384,10 +381,7 @@ fn ties_rank_by_name() {
             (0x4000, "void d()"),
         ],
     );
-    let input = [Input {
-        file: &file,
-        name: "t",
-    }];
+    let input = inputs(std::slice::from_ref(&file));
     let names: Vec<String> = top(&input).unwrap().into_iter().map(|m| m.method).collect();
     assert_eq!(names, ["void a()", "void b()", "void c()", "void d()"]);
     let summary = summarize(&input, &[], Options::default()).unwrap();
@@ -405,10 +399,7 @@ fn ties_rank_by_name() {
 #[test]
 fn summary_of_a_trace_merged_by_hand() {
     let file = by_hand();
-    let input = [Input {
-        file: &file,
-        name: "t",
-    }];
+    let input = inputs(std::slice::from_ref(&file));
     let row = |t: &hubble_analysis::summary::TopMethod| {
         (t.method.clone(), t.calls, t.self_ns, t.inclusive_ns)
     };
@@ -518,10 +509,7 @@ fn frames_touching_the_window_are_counted_without_time() {
         1500,
         &[(0x1000, "void A.a()"), (0x3000, "void C.c()")],
     );
-    let input = [Input {
-        file: &file,
-        name: "t",
-    }];
+    let input = inputs(std::slice::from_ref(&file));
     // The window is ticks 200..1500: A ends on its first tick, C begins on its last.
     let got = chains(&input, Some(1_300_000), Rank::Depth).unwrap();
     let shape: Vec<(String, u64, u64)> = got

@@ -4,7 +4,6 @@
 //! moved past the system trace's and the track uuids past its own; and Hubble's timestamps,
 //! resolved through both files' snapshots, on the system trace's BOOTTIME.
 
-use hubble_testkit::synth::inputs;
 use std::io::Cursor;
 
 use hubble_export::perfetto::{self, process_uuid, thread_uuid, INCREMENTAL_CLOCK};
@@ -17,7 +16,7 @@ use hubble_export::system_trace::{SystemTrace, SystemTraceError};
 use hubble_export::{ExportError, Input};
 use hubble_format::stream::{prepare, Merged};
 use hubble_format::{Mode, TraceFile};
-use hubble_testkit::synth::{trace, Spec};
+use hubble_testkit::synth::{inputs, trace, Spec};
 use prost::Message;
 
 const REALTIME: u32 = 1;

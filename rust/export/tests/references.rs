@@ -13,13 +13,12 @@
 #[path = "common/dot_trace.rs"]
 mod dot_trace;
 
-use hubble_testkit::first_difference;
-use hubble_testkit::synth::{inputs, tree};
 use std::collections::{BTreeMap, HashMap};
 
 use hubble_format::names::{self, display, BEFORE_WINDOW_SPLIT};
 use hubble_format::{counter_to_ns, CallTree, Mode, TraceFile};
-use hubble_testkit::synth::{trace, Spec};
+use hubble_testkit::first_difference;
+use hubble_testkit::synth::{inputs, trace, tree, Spec};
 use proptest::prelude::*;
 
 fn wall(file: &TraceFile, counter: u64) -> u64 {

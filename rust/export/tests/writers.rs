@@ -1,13 +1,12 @@
 //! The writers against the format crate's own decoder and call tree.
 
-use hubble_testkit::synth::inputs;
 use std::collections::BTreeMap;
 
 use hubble_export::Input;
 use hubble_format::ring::decode;
 use hubble_format::stream::{prepare, Merged, Step, BATCH};
 use hubble_format::{build_tree, Mode, RingWriter, TraceFile, TraceHeader, TreeOptions};
-use hubble_testkit::synth::{trace, Spec};
+use hubble_testkit::synth::{inputs, trace, Spec};
 
 /// One thread's call stream written by hand: `Some(method)` enters, `None` exits, each at its
 /// counter (a 1 GHz timer, so counters are nanoseconds); the ring holds `ring_slots` slots and
@@ -150,19 +149,13 @@ fn frames_cut_at_an_edge_can_fill_more_than_a_batch() {
     events.extend((0..deep as u64).map(|i| (t + i, None)));
     // The ring keeps the exits and about 100 entries: some 1 100 frames begin before the window.
     let cut_before = hand_file(&events, deep + 100, 1, t + deep as u64 + 1);
-    let input = [Input {
-        file: &cut_before,
-        name: "t",
-    }];
+    let input = inputs(std::slice::from_ref(&cut_before));
     let before = prepare(&input).unwrap()[0].shape.before;
     assert!(before > BATCH as u64 && before < deep as u64, "{before}");
     check_steps_against_the_tree(&cut_before, "frames before the window");
     // Only the entries, in a ring that keeps them all: every frame runs at the flush.
     let open = hand_file(&events[..BATCH + 76], 4 * BATCH, 2, t);
-    let input = [Input {
-        file: &open,
-        name: "t",
-    }];
+    let input = inputs(std::slice::from_ref(&open));
     assert_eq!(
         prepare(&input).unwrap()[0].shape.open_at_end,
         (BATCH + 76) as u64
@@ -578,10 +571,7 @@ fn dot_trace_records_balance_per_thread() {
 #[test]
 fn svg_names_the_heaviest_stack() {
     let file = trace(&Spec::default());
-    let input = [Input {
-        file: &file,
-        name: "t",
-    }];
+    let input = inputs(std::slice::from_ref(&file));
     let lines = hubble_export::folded::folded_lines(&input).unwrap();
     let (heaviest, _) = lines
         .iter()

@@ -3,7 +3,8 @@
 
 With -XX:LongPauseLogThreshold=0 and -XX:LongGCLogThreshold=0 ART logs every collection as
 `... GC freed ... paused P1[,P2...] total T` (runtime/gc/heap.cc 2879-2885), each duration as
-PrettyDuration prints it (libartbase/base/time_utils.cc 51-57): a number and ns, us, ms or s.
+PrettyDuration prints it (libartbase/base/time_utils.cc 51-57): "0" for none, else a number and
+ns, us, ms or s.
 """
 import re
 
@@ -14,6 +15,8 @@ _GC = re.compile(r"GC freed .* paused (\S+) total (\S+)")
 
 def us(text, who):
     """A PrettyDuration in microseconds; exits naming WHO on anything else."""
+    if text.strip() == "0":
+        return 0.0
     m = _DURATION.fullmatch(text.strip())
     if not m:
         raise SystemExit(f"{who}: cannot read the duration '{text}'")

@@ -80,14 +80,22 @@ public final class HostApp {
     private static void awaitTracing(File dir) throws InterruptedException {
         long deadline = System.currentTimeMillis() + 30_000;
         while (System.currentTimeMillis() < deadline) {
-            String name = Thread.currentThread().getName();
-            Thread.currentThread().setName("HUBBLE:flush:start");
-            Thread.currentThread().setName(name);
+            requestFlush(Thread.currentThread(), "start");
             if (waitFor(dir, "-start.hubble", 200)) {
                 return;
             }
         }
         System.err.println("HostApp: Hubble did not trace the main thread within 30 s");
+    }
+
+    /**
+     * Asks Hubble to flush THREAD through the thread-name hook, then gives the thread its name
+     * back (the hook keeps the native name; the Java field takes the command).
+     */
+    static void requestFlush(Thread thread, String reason) {
+        String name = thread.getName();
+        thread.setName("HUBBLE:flush:" + reason);
+        thread.setName(name);
     }
 
     /** Whether a file whose name ends in SUFFIX shows in DIR within MILLIS. */
@@ -131,9 +139,7 @@ public final class HostApp {
                 }
                 done = true;
             }
-            String name = traced.getName();
-            traced.setName("HUBBLE:flush:" + reason);
-            traced.setName(name);
+            requestFlush(traced, reason);
             String suffix = "-" + reason + ".hubble";
             try {
                 if (waitFor(dir, suffix, WAIT_MS)) {

@@ -29,6 +29,7 @@ fn main() {
             .file(format!("{art_files}/hubble/thread_state.cc"));
         println!("cargo:rerun-if-changed=host");
         println!("cargo:rerun-if-changed={art_files}/hubble/thread_state.cc");
+        println!("cargo:rerun-if-changed={art_files}/hubble/trace_point.h");
     }
     build.include(art_files).flag_if_supported("-std=c++17");
     build.compile("hubble_runtime_bridge");

@@ -47,5 +47,9 @@ for m in ring pool; do
     proving/host-vm/run-tests/run --jobs 2 --hubble $m --list proving/host-vm/run-tests/ci.txt \
     --limit 30 || rc=$?; }
 done
+# The three that spin without calls: every many-thread flush has to stop them at a checkpoint.
+[ $rc -eq 0 ] && { hubble_step "run-tests that spin without calls, traced (pool), three modes" \
+  proving/host-vm/run-tests/run --hubble pool 121-simple-suspend-check 579-inline-infinite \
+  830-goto-zero || rc=$?; }
 hubble_report_times
 exit $rc

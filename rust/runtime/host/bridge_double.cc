@@ -43,8 +43,10 @@ void hubble_double_set_runnable(size_t t, bool runnable) {
     thread->TransitionFromRunnableToSuspended(art::ThreadState::kNative);
   }
 }
-// A suspend check of the (runnable) thread: parks while a suspend request stands.
+// A suspend check of the (runnable) thread: runs pending checkpoints, parks while a suspend
+// request stands.
 void hubble_double_suspend_check(size_t t) { T(t)->CheckSuspend(); }
+size_t hubble_double_pending_checkpoints(size_t t) { return T(t)->PendingCheckpoints(); }
 int hubble_double_suspend_count(size_t t) {
   art::MutexLock mu(art::Thread::Current(), *art::Locks::thread_suspend_count_lock_);
   return T(t)->GetSuspendCount();
@@ -71,8 +73,8 @@ namespace hubble {
 
 size_t BlockAddress(size_t thread) { return reinterpret_cast<size_t>(&T(thread)->hubble_block[0]); }
 
-// ThreadIsRunnable, LockThreadState, UnlockThreadState: the real thread_state.cc, compiled
-// against art-model/ (build.rs).
+// ThreadIsRunnable, LockThreadState, UnlockThreadState, RequestStopCheckpoint: the real
+// thread_state.cc, compiled against art-model/ (build.rs).
 
 void ResolveDyingMethods(rust::Slice<const uint64_t> methods, rust::Vec<rust::String>& out) {
   char buf[32];

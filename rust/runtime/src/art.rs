@@ -38,6 +38,13 @@ pub trait Art: Send + Sync + 'static {
     }
     /// Undoes [`Art::lock_state`].
     fn unlock_state(&self, thread: ThreadHandle);
+    /// Asks a runnable thread that has not answered a stop to answer it at its next suspend check
+    /// (an ART checkpoint: a loop without calls reaches no trace point, but its back edges check
+    /// for suspension). False if the thread is not runnable, or this runtime cannot ask (the
+    /// default); then only its trace points or the force stop end the stop.
+    fn request_stop_checkpoint(&self, _thread: ThreadHandle) -> bool {
+        false
+    }
     /// Pretty names of `methods`, in order, with no unload check: only for methods the caller
     /// knows are alive (the dying loader's own methods, inside [`crate::Control::class_loader_unloading`]).
     fn resolve(&self, methods: &[u64], out: &mut Vec<String>);
@@ -139,6 +146,9 @@ impl Art for CxxArt {
     }
     fn unlock_state(&self, thread: ThreadHandle) {
         crate::ffi::hubble_unlock_thread_state(thread)
+    }
+    fn request_stop_checkpoint(&self, thread: ThreadHandle) -> bool {
+        crate::ffi::hubble_request_stop_checkpoint(thread)
     }
     fn resolve(&self, methods: &[u64], out: &mut Vec<String>) {
         crate::ffi::hubble_resolve_dying_methods(methods, out)

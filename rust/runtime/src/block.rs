@@ -256,6 +256,23 @@ pub fn poll_stopped(block: &ThreadBlock) -> Option<usize> {
     (stop > STOP_REQUESTED).then_some(stop)
 }
 
+/// Traced thread, at a suspend check (an ART checkpoint the control thread asked for): answers a
+/// pending stop as the slow path of its next trace point would, for a thread running a loop
+/// without calls (`thread_state.cc`'s closure, `tp::AnswerStopAtSuspendCheck`). Nothing when
+/// tracing is off or no stop is asked: the checkpoint may run after a trace point answered.
+pub fn answer_stop_at_suspend_check(block: &ThreadBlock) {
+    let cursor = block.cursor.load(Ordering::Relaxed);
+    if cursor == 0 {
+        return;
+    }
+    fence(Ordering::Acquire);
+    if block.stop.load(Ordering::Relaxed) == RUNNING {
+        return;
+    }
+    block.cursor.store(0, Ordering::Relaxed);
+    block.stop.store(cursor, Ordering::Release);
+}
+
 /// ART's thread-state transition lock for one thread, as the force stop uses it.
 pub trait StateLock {
     /// Whether the thread is runnable (may be running managed code and trace points).

@@ -108,6 +108,10 @@ pub mod ffi {
         /// Undoes `LockThreadState` and wakes the thread if it waits.
         #[cxx_name = "UnlockThreadState"]
         fn hubble_unlock_thread_state(thread: usize);
+        /// A checkpoint that answers the stop at the runnable thread's next suspend check; false
+        /// if the thread is not runnable.
+        #[cxx_name = "RequestStopCheckpoint"]
+        fn hubble_request_stop_checkpoint(thread: usize) -> bool;
         /// `ArtMethod::PrettyMethod` of each pointer, in order, under the mutator lock and the
         /// unload lock, unless a class loader finished unloading since `UnloadGeneration`
         /// returned `generation` (then false, nothing read).

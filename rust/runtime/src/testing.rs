@@ -21,9 +21,12 @@ pub struct FakeThread {
     /// `tlsPtr_.hubble_*`.
     pub block: ThreadBlock,
     runnable: AtomicBool,
-    /// Suspend count ("state lock" holders).
+    /// Suspend count ("state lock" holders); also guards checkpoint requests, as ART's
+    /// `thread_suspend_count_lock_` does.
     locked: Mutex<u32>,
     unlocked: Condvar,
+    /// A stop checkpoint is pending ([`Art::request_stop_checkpoint`]).
+    checkpoint: AtomicBool,
 }
 
 impl FakeThread {
@@ -47,10 +50,19 @@ impl FakeThread {
         self.runnable.store(true, Ordering::Release);
     }
 
-    /// Transition out of runnable (native code, waiting): never waits.
+    /// Transition out of runnable (native code, waiting): never waits; a pending checkpoint
+    /// runs first, as in ART.
     pub fn to_native(&self) {
+        self.suspend_check();
         let _n = self.locked.lock().expect("state");
         self.runnable.store(false, Ordering::Release);
+    }
+
+    /// A suspend check of the runnable thread (a loop's back edge): runs a pending checkpoint.
+    pub fn suspend_check(&self) {
+        if self.checkpoint.swap(false, Ordering::AcqRel) {
+            block::answer_stop_at_suspend_check(&self.block);
+        }
     }
 
     /// A method entry trace point (the thread must be runnable).
@@ -113,6 +125,9 @@ pub struct FakeArt {
     pub task_record_starts: AtomicU64,
     /// What [`Art::start_task_records`] answers (a framework with all nine: 9).
     pub task_methods: usize,
+    /// [`Art::request_stop_checkpoint`] always refuses, as a runtime without the checkpoint
+    /// would: tests show what the checkpoint changes.
+    pub without_stop_checkpoints: bool,
 }
 
 impl FakeArt {
@@ -236,6 +251,19 @@ impl Art for FakeArt {
         let t = unsafe { &*(thread as *const FakeThread) };
         *t.locked.lock().expect("state") -= 1;
         t.unlocked.notify_all();
+    }
+    fn request_stop_checkpoint(&self, thread: ThreadHandle) -> bool {
+        if self.without_stop_checkpoints {
+            return false;
+        }
+        // SAFETY: as above.
+        let t = unsafe { &*(thread as *const FakeThread) };
+        let _n = t.locked.lock().expect("state");
+        if !t.runnable.load(Ordering::Acquire) {
+            return false;
+        }
+        t.checkpoint.store(true, Ordering::Release);
+        true
     }
     fn resolve(&self, methods: &[u64], out: &mut Vec<String>) {
         let freed = self.freed.lock().expect("freed");

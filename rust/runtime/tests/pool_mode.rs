@@ -403,7 +403,8 @@ fn a_thread_that_exits_after_answering_a_stop_keeps_its_records_and_frees_its_bl
         wrote.push((true, method(401, i), now));
     }
     let held = t.block.end.load(Ordering::Relaxed);
-    // T stays runnable without a trace point: the flush cannot stop it.
+    // T stays runnable without a trace point or a suspend check (a long call into the runtime):
+    // the flush cannot stop it.
     match c.flush(a.thread.handle(), "jank") {
         Err(RuntimeError::StopTimeout(h, _)) => assert_eq!(h, t.handle()),
         other => panic!("expected a stop timeout, got {other:?}"),
@@ -422,6 +423,92 @@ fn a_thread_that_exits_after_answering_a_stop_keeps_its_records_and_frees_its_bl
     let state = p.copy()[(held - p.base()) / SLOT + H_STATE];
     assert_ne!(state, OWNED, "the block of a thread gone is owned for good");
     a.exit();
+}
+
+/// A thread spinning in a loop without calls (runnable, no trace point; the loop's back edge
+/// checks for suspension) while every thread is flushed, and while an ANR flushes them: each
+/// flush asks it for a checkpoint, which answers its stop at its next suspend check, so both
+/// files are written while it spins and hold what it wrote before. Without the checkpoint the
+/// flush times out (run-test 121-simple-suspend-check found this on the real VM).
+fn spinner_is_flushed(without_stop_checkpoints: bool) -> Result<(), RuntimeError> {
+    let mut c = Config::new("com.example", "com.example", PathBuf::from("/data/hubble"));
+    c.mode = MODE;
+    c.pool = Some(G);
+    c.stop_timeout = Duration::from_millis(200);
+    let p = Arc::new(FakeProperties::default());
+    p.set(CONSENT, "1");
+    let files = Arc::new(MemStorage::default());
+    let mut art = FakeArt::default();
+    art.without_stop_checkpoints = without_stop_checkpoints;
+    let c = Arc::new(Control::new(art, c, p, Box::new(files.clone())));
+    c.start_tracing().unwrap();
+    let a = Worker::start(&c, 500, "a");
+    let s: Arc<FakeThread> = Arc::from(FakeThread::new());
+    c.thread_attached(s.handle(), 501, "spinner", false);
+    c.rebalance().unwrap();
+    let (wrote_tx, wrote) = mpsc::channel();
+    let quit = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let spinner = {
+        let (c, s, quit) = (c.clone(), s.clone(), quit.clone());
+        std::thread::spawn(move || {
+            let p = c.pool().unwrap();
+            s.to_runnable();
+            let mut recs = Vec::new();
+            for i in 0..40 {
+                let now = c.art().timer();
+                assert!(s.pool_entry(p, 501, method(501, i), now));
+                recs.push((true, method(501, i), now));
+            }
+            wrote_tx.send(recs).unwrap();
+            while !quit.load(Ordering::Acquire) {
+                s.suspend_check();
+                std::hint::spin_loop();
+            }
+            s.to_native();
+        })
+    };
+    let mut expected = BTreeMap::new();
+    add(
+        &mut expected,
+        501,
+        wrote.recv_timeout(Duration::from_secs(30)).unwrap(),
+    );
+    a.send(Cmd::Write(7));
+    add(&mut expected, 500, a.wait());
+    let flushed = c.flush(a.thread.handle(), "jank");
+    let anr = flushed.is_ok().then(|| {
+        assert!(c.request_anr());
+        c.handle_anr()
+    });
+    quit.store(true, Ordering::Release);
+    spinner.join().unwrap();
+    let path = flushed?.path.unwrap();
+    let (_, got) = records_by_tid(&files, &path);
+    assert_eq!(
+        got, expected,
+        "the spinner's records, and the other thread's"
+    );
+    assert_eq!(
+        anr,
+        Some(Some(Anr::Flushed(1))),
+        "the ANR flush is not held up either"
+    );
+    assert!(c.stats.stop_checkpoints.load(Ordering::Relaxed) >= 2);
+    a.exit();
+    Ok(())
+}
+
+#[test]
+fn a_thread_spinning_without_calls_answers_every_flush_at_a_suspend_check() {
+    spinner_is_flushed(false).unwrap();
+}
+
+#[test]
+fn without_the_checkpoint_a_thread_spinning_without_calls_holds_up_the_flush() {
+    match spinner_is_flushed(true) {
+        Err(RuntimeError::StopTimeout(..)) => {}
+        other => panic!("expected a stop timeout, got {other:?}"),
+    }
 }
 
 /// Two stops pending on a pooled thread: it was disabled (a reclaim) and did not answer in time,

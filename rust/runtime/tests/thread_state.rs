@@ -6,8 +6,13 @@
 //! runnable, and undoes the lock. ThreadList::Resume refuses a runnable thread
 //! (thread_list.cc 851-855) and kept the count: the thread then parked at its next suspend check
 //! forever (an ANR on a device).
+//!
+//! The same file's stop checkpoint (`RequestStopCheckpoint`), for a runnable thread that reaches
+//! no trace point, against the model's checkpoints (`Thread::RequestCheckpoint`,
+//! `RunCheckpointFunction` from `CheckSuspend` and from the transition out of runnable).
 #![cfg(not(loom))]
 
+use std::sync::atomic::Ordering;
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -23,6 +28,7 @@ extern "C" {
     fn hubble_double_waiting(t: usize) -> i32;
     fn hubble_double_atrace_depth() -> i32;
     fn hubble_double_release(t: usize);
+    fn hubble_double_pending_checkpoints(t: usize) -> usize;
 }
 
 /// The thread's next suspend check, on a thread of its own: Ok if it passed, Err with the suspend
@@ -130,4 +136,96 @@ fn force_stop_that_finds_the_thread_runnable_leaves_it_free_to_run() {
         "force_stop left a suspend request on a runnable thread"
     );
     b.cursor.store(0, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// A thread with tracing on and a stop requested, as the control thread leaves it.
+fn thread_asked_to_stop(runnable: bool) -> (usize, &'static ThreadBlock) {
+    // SAFETY: the model allocates a thread; leaked.
+    let t = unsafe { hubble_double_new_thread() };
+    // SAFETY: the model's thread starts with its five-word block.
+    let b = unsafe { &*(CxxArt.block_address(t) as *const ThreadBlock) };
+    b.cursor.store(0x1000, Ordering::Relaxed);
+    block::request_stop(b);
+    // SAFETY: t is a live thread of the model.
+    unsafe { hubble_double_set_runnable(t, runnable) };
+    (t, b)
+}
+
+#[test]
+fn a_stop_checkpoint_is_answered_at_the_spinning_thread_s_next_suspend_check() {
+    let (t, b) = thread_asked_to_stop(true);
+    assert!(
+        CxxArt.request_stop_checkpoint(t),
+        "a runnable thread takes a checkpoint"
+    );
+    assert_eq!(
+        block::poll_stopped(b),
+        None,
+        "nothing before the thread runs it"
+    );
+    // SAFETY: t is a live thread of the model (leaked).
+    assert_eq!(unsafe { hubble_double_pending_checkpoints(t) }, 1);
+    // The spinning loop's back edge, on a thread of its own.
+    std::thread::spawn(move || {
+        // SAFETY: as above.
+        unsafe { hubble_double_suspend_check(t) }
+    })
+    .join()
+    .unwrap();
+    assert_eq!(
+        block::poll_stopped(b),
+        Some(0x1000),
+        "the end it would have published"
+    );
+    assert_eq!(
+        b.cursor.load(Ordering::Relaxed),
+        0,
+        "tracing off before the publication"
+    );
+    // SAFETY: as above.
+    assert_eq!(unsafe { hubble_double_pending_checkpoints(t) }, 0);
+    assert_eq!(
+        unsafe { hubble_double_suspend_count(t) },
+        0,
+        "no suspension involved"
+    );
+}
+
+#[test]
+fn a_thread_in_native_takes_no_checkpoint_the_force_stop_is_its_path() {
+    let (t, b) = thread_asked_to_stop(false);
+    assert!(!CxxArt.request_stop_checkpoint(t));
+    // SAFETY: t is a live thread of the model (leaked).
+    assert_eq!(unsafe { hubble_double_pending_checkpoints(t) }, 0);
+    let lock = ArtStateLock {
+        art: &CxxArt,
+        thread: t,
+    };
+    assert_eq!(block::force_stop(b, &lock), ForceStop::Forced(0x1000));
+}
+
+#[test]
+fn a_pending_checkpoint_runs_before_the_thread_leaves_runnable() {
+    let (t, b) = thread_asked_to_stop(true);
+    assert!(CxxArt.request_stop_checkpoint(t));
+    // SAFETY: t is a live thread of the model (leaked).
+    unsafe { hubble_double_set_runnable(t, false) };
+    assert_eq!(block::poll_stopped(b), Some(0x1000));
+    // SAFETY: as above.
+    assert_eq!(unsafe { hubble_double_pending_checkpoints(t) }, 0);
+}
+
+#[test]
+fn a_checkpoint_run_after_the_stop_was_answered_and_tracing_restarted_changes_nothing() {
+    let (t, b) = thread_asked_to_stop(true);
+    assert!(CxxArt.request_stop_checkpoint(t));
+    // The thread's own trace point answered first; the control thread restarted it.
+    b.cursor.store(0, Ordering::Relaxed);
+    b.stop.store(0x1000, Ordering::Release);
+    b.stop.store(0, Ordering::Relaxed);
+    b.cursor.store(0x2000, Ordering::Release);
+    // SAFETY: t is a live thread of the model (leaked).
+    unsafe { hubble_double_suspend_check(t) };
+    assert_eq!(b.cursor.load(Ordering::Relaxed), 0x2000, "still tracing");
+    assert_eq!(b.stop.load(Ordering::Relaxed), 0, "no stop published");
 }

@@ -89,7 +89,7 @@ size_t BlockAddress(size_t thread) {
          Thread::HubbleCursorOffset<kRuntimePointerSize>().SizeValue();
 }
 
-// ThreadIsRunnable, LockThreadState, UnlockThreadState: thread_state.cc.
+// ThreadIsRunnable, LockThreadState, UnlockThreadState, RequestStopCheckpoint: thread_state.cc.
 
 bool ResolveMethods(rust::Slice<const uint64_t> methods,
                     uint64_t generation,

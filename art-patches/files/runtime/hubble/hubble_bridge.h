@@ -99,6 +99,12 @@ bool LockThreadState(size_t thread);
 // Thread::resume_cond_ (not ThreadList::Resume, which refuses a runnable thread).
 void UnlockThreadState(size_t thread);
 
+// For a runnable thread that has not answered a stop request (thread_state.cc): a checkpoint
+// (Thread::RequestCheckpoint, under thread_suspend_count_lock_) whose closure answers the stop on
+// the thread itself at its next suspend check, as its next trace point would. Returns false if
+// the thread is not runnable (then the force stop applies). Never waits.
+bool RequestStopCheckpoint(size_t thread);
+
 // out[i] = ArtMethod::PrettyMethod(methods[i]) for each i, under the mutator lock (shared, taken
 // with ScopedObjectAccess) and then the unload lock, if UnloadGeneration() still equals
 // `generation`; otherwise returns false and reads no ArtMethod (a loader finished unloading since

@@ -15,7 +15,8 @@
  */
 
 /*
- * Hubble for AOSP: the §6 force stop's "thread-state transition lock" (hubble_bridge.h). Kept
+ * Hubble for AOSP: the §6 force stop's "thread-state transition lock", and the checkpoint that
+ * answers a stop for a thread that runs no trace point (hubble_bridge.h). Kept
  * apart from hubble_bridge.cc, with only these includes, so that the host tests compile this very
  * file against a model of the ART functions it calls (in Hubble's runtime crate, each function
  * following ART 14's source line by line with citations).
@@ -35,10 +36,12 @@
 #include "base/logging.h"
 #include "base/mutex.h"
 #include "base/systrace.h"
+#include "hubble/trace_point.h"
 #include "runtime.h"
 #include "thread-inl.h"
 #include "thread.h"
 #include "thread_list.h"
+#include "thread_pool.h"  // Closure
 
 namespace art {
 namespace hubble {
@@ -46,6 +49,19 @@ namespace hubble {
 namespace {
 
 Thread* AsThread(size_t thread) { return reinterpret_cast<Thread*>(thread); }
+
+// A thread spinning in managed code without calls reaches no trace point and never leaves the
+// runnable state, so neither the doorbell nor the force stop reaches it; every flush of it (the
+// ANR flush too) would wait for as long as it spins. Its loop's suspend checks do run: ART runs a
+// requested checkpoint there, or before the thread next leaves the runnable state
+// (Thread::RunCheckpointFunction, TransitionToSuspendedAndRunCheckpoints).
+class AnswerStopClosure final : public Closure {
+ public:
+  void Run(Thread* self) override {
+    tp::AnswerStopAtSuspendCheck(
+        reinterpret_cast<uintptr_t*>(BlockAddress(reinterpret_cast<size_t>(self))));
+  }
+};
 
 }  // namespace
 
@@ -71,6 +87,15 @@ bool LockThreadState(size_t thread) {
   // began one.
   ATraceBegin("hubble force stop");
   return true;
+}
+
+bool RequestStopCheckpoint(size_t thread) {
+  // Stateless and never freed: a request may still be queued when its stop has long been answered
+  // (the closure then does nothing).
+  static AnswerStopClosure* const closure = new AnswerStopClosure();
+  Thread* self = Thread::Current();
+  MutexLock count(self, *Locks::thread_suspend_count_lock_);
+  return AsThread(thread)->RequestCheckpoint(closure);
 }
 
 void UnlockThreadState(size_t thread) {

@@ -163,6 +163,25 @@ __attribute__((noinline, cold)) Word SlowPath(Word* block, Word cursor, const ui
   return Load(&block[kBegin]);
 }
 
+// The stop answered at a suspend check, for a thread that runs managed code without reaching a
+// trace point (a loop with no calls): a checkpoint closure (thread_state.cc) runs this on the
+// thread itself, between two of its instructions, never inside a trace point, so it may do what
+// SlowPath does on the doorbell. Nothing when tracing is off or no stop is asked: the request may
+// be served after a trace point answered it and tracing restarted.
+template <typename Word>
+inline void AnswerStopAtSuspendCheck(Word* block) {
+  const Word cursor = Load(&block[kCursor]);
+  if (cursor == 0) {
+    return;
+  }
+  std::atomic_thread_fence(std::memory_order_acquire);  // as SlowPath: stop is as new as cursor
+  if (Load(&block[kStop]) == 0) {
+    return;
+  }
+  Store(&block[kCursor], Word{0});
+  __atomic_store_n(&block[kStop], cursor, __ATOMIC_RELEASE);
+}
+
 // Method entry. `method` is the ArtMethod* (never 0..3); `tid` as for SlowPath.
 template <typename Word, typename Clock = GenericTimer>
 inline void Entry(Word* block, Word method, const uint32_t* tid) {

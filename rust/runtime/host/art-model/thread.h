@@ -1,17 +1,22 @@
 // Model of art::Thread (runtime/thread.h, thread-inl.h, thread.cc at android-14.0.0_r15) reduced
-// to the suspend protocol that Hubble's force stop relies on. Each function follows ART's source;
-// the line numbers are of art/ at that tag. Left out: checkpoints, suspend barriers, user-code
-// suspension, thread flips, the mutator lock's share (nothing here runs managed code), implicit
-// suspend checks' signal path (CheckSuspend is called directly), and the packing of state and
-// flags into one word (two atomics here: no test depends on reading both at once).
+// to the suspend protocol and the checkpoints that Hubble's stops rely on. Each function follows
+// ART's source; the line numbers are of art/ at that tag. Left out: empty checkpoints, suspend
+// barriers, user-code suspension, thread flips, the mutator lock's share (nothing here runs
+// managed code), implicit suspend checks' signal path (CheckSuspend is called directly), and the
+// packing of state and flags into one word: separate atomics here, and where ART's CAS on the
+// whole word makes a check and a change atomic, the model makes both under
+// thread_suspend_count_lock_, which every change of a request also holds.
 #ifndef HUBBLE_ART_MODEL_THREAD_H_
 #define HUBBLE_ART_MODEL_THREAD_H_
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <list>
 
 #include "base/logging.h"
 #include "base/mutex.h"
+#include "thread_pool.h"
 
 namespace art {
 
@@ -54,11 +59,24 @@ class Thread {
     return ModifySuspendCountInternal(self, delta, suspend_barrier, reason);
   }
 
-  // thread-inl.h 268-284 via TransitionToSuspendedAndRunCheckpoints 223-266: the state changes
-  // with a CAS; no lock is taken and a pending suspend request does not block this direction.
+  // thread-inl.h 268-284 via TransitionToSuspendedAndRunCheckpoints 223-266: pending checkpoints
+  // run first (228-231), then the state changes with a CAS that fails if a checkpoint was
+  // requested meanwhile (the model: the check and the change under the lock that requests
+  // hold); a pending suspend request does not block this direction.
   void TransitionFromRunnableToSuspended(ThreadState new_state) {
     DCHECK(GetState() == ThreadState::kRunnable);
-    state_.store(new_state, std::memory_order_release);
+    while (true) {
+      if (checkpoint_request_.load(std::memory_order_relaxed)) {
+        RunCheckpointFunction();
+        continue;
+      }
+      MutexLock mu(this, *Locks::thread_suspend_count_lock_);
+      if (checkpoint_request_.load(std::memory_order_relaxed)) {
+        continue;
+      }
+      state_.store(new_state, std::memory_order_release);
+      return;
+    }
   }
 
   // thread-inl.h 286-347: without a suspend request, CAS the state to runnable (304-312); with
@@ -83,11 +101,59 @@ class Thread {
   // request stands.
   // (ART DCHECKs that `this` is the calling thread; the tests call it on the thread that plays
   // this Thread, which the model does not bind to Current().)
+  // A requested checkpoint runs first (thread-inl.h 82-83), as often as one is pending.
   void CheckSuspend() {
-    while (suspend_request_.load(std::memory_order_relaxed)) {
-      TransitionFromRunnableToSuspended(ThreadState::kSuspended);
-      TransitionFromSuspendedToRunnable();
+    while (true) {
+      if (checkpoint_request_.load(std::memory_order_relaxed)) {
+        RunCheckpointFunction();
+      } else if (suspend_request_.load(std::memory_order_relaxed)) {
+        TransitionFromRunnableToSuspended(ThreadState::kSuspended);
+        TransitionFromSuspendedToRunnable();
+      } else {
+        return;
+      }
     }
+  }
+
+  // thread.cc 1658-1681: only a runnable thread takes a checkpoint (it runs it itself); the
+  // flag is set with a CAS that fails if the state changed (the model: under the lock).
+  bool RequestCheckpoint(Closure* function) {
+    Locks::thread_suspend_count_lock_->AssertHeld(Current());
+    if (GetState() != ThreadState::kRunnable) {
+      return false;
+    }
+    checkpoint_request_.store(true, std::memory_order_seq_cst);
+    if (checkpoint_function_ == nullptr) {
+      checkpoint_function_ = function;
+    } else {
+      checkpoint_overflow_.push_back(function);
+    }
+    return true;
+  }
+
+  // thread.cc 1608-1648 (the flip-function part left out): takes the next checkpoint under the
+  // lock, clearing the flag with the last, and runs it outside the lock.
+  void RunCheckpointFunction() {
+    Closure* checkpoint;
+    {
+      MutexLock mu(this, *Locks::thread_suspend_count_lock_);
+      checkpoint = checkpoint_function_;
+      if (!checkpoint_overflow_.empty()) {
+        checkpoint_function_ = checkpoint_overflow_.front();
+        checkpoint_overflow_.pop_front();
+      } else {
+        checkpoint_function_ = nullptr;
+        checkpoint_request_.store(false, std::memory_order_seq_cst);
+      }
+    }
+    DCHECK(checkpoint != nullptr) << "Checkpoint flag set without pending checkpoint";
+    checkpoint->Run(this);
+  }
+
+  // Checkpoints requested and not run yet (for tests).
+  size_t PendingCheckpoints() {
+    MutexLock mu(Current(), *Locks::thread_suspend_count_lock_);
+    return (checkpoint_function_ != nullptr ? 1 : 0) + checkpoint_overflow_.size();
   }
 
   // Threads waiting in TransitionFromSuspendedToRunnable (for tests).
@@ -121,6 +187,9 @@ class Thread {
   std::atomic<bool> suspend_request_{false};  // ThreadFlag::kSuspendRequest
   int suspend_count_ = 0;                     // tls32_.suspend_count, under the lock
   std::atomic<int> waiting_{0};
+  std::atomic<bool> checkpoint_request_{false};  // ThreadFlag::kCheckpointRequest
+  Closure* checkpoint_function_ = nullptr;       // tlsPtr_.checkpoint_function, under the lock
+  std::list<Closure*> checkpoint_overflow_;      // under the lock
 
   friend class ThreadList;
 };

@@ -95,6 +95,9 @@ pub struct Stats {
     pub forced_stops: AtomicU64,
     /// Force-stop attempts that found the thread runnable after taking the lock (the race).
     pub recheck_saves: AtomicU64,
+    /// Checkpoints asked of runnable threads that had not answered a stop by the end of the
+    /// poll's spinning (a loop without calls, or simply a long one).
+    pub stop_checkpoints: AtomicU64,
     /// SIGQUIT requests received ([`Control::request_anr`]).
     pub anr_requests: AtomicU64,
     /// Requests merged into one not handled yet.
@@ -116,11 +119,12 @@ impl Stats {
     pub fn summary(&self) -> String {
         let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
         format!(
-            "{} files written, {} failed; stops: {} answered, {} forced, {} forced attempts \
-             saved by the re-check; {} ANR flushes",
+            "{} files written, {} failed; stops: {} answered ({} at a checkpoint asked), {} \
+             forced, {} forced attempts saved by the re-check; {} ANR flushes",
             get(&self.flushes),
             get(&self.failed_flushes),
             get(&self.cooperative_stops),
+            get(&self.stop_checkpoints),
             get(&self.forced_stops),
             get(&self.recheck_saves),
             get(&self.anr_flushes),

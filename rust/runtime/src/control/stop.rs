@@ -40,6 +40,12 @@ impl Backoff {
         }
     }
 
+    /// Whether the wait is past its spinning and yielding: a stop not answered by then is worth
+    /// a checkpoint (a lock and a CAS in ART, and a closure run by the thread).
+    fn sleeping(&self) -> bool {
+        self.spins >= 80
+    }
+
     /// Waits a little; false once the deadline has passed.
     fn wait(&mut self) -> bool {
         // A stop is usually answered within microseconds: spin, then yield, then sleep.
@@ -66,6 +72,27 @@ impl Backoff {
             }
         }
         true
+    }
+}
+
+/// The stop checkpoint of one thread during one wait ([`Art::request_stop_checkpoint`]): asked
+/// once it is placed; while the thread is not runnable (ART refuses then), asked again at the next
+/// poll, unless the force stop ends the wait first.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Checkpoint {
+    NotYet,
+    Placed,
+}
+
+impl Checkpoint {
+    fn ask_once<A: Art>(&mut self, control: &Control<A>, h: ThreadHandle) {
+        if *self == Checkpoint::NotYet && control.art.request_stop_checkpoint(h) {
+            control
+                .stats
+                .stop_checkpoints
+                .fetch_add(1, Ordering::Relaxed);
+            *self = Checkpoint::Placed;
+        }
     }
 }
 
@@ -110,7 +137,11 @@ impl<A: Art> Control<A> {
 
     fn wait_stopped(&self, b: &ThreadBlock, h: ThreadHandle) -> Result<usize, RuntimeError> {
         let mut backoff = Backoff::new(self.config.stop_timeout, self.config.max_poll_sleep);
+        let mut checkpoint = Checkpoint::NotYet;
         loop {
+            if backoff.sleeping() {
+                checkpoint.ask_once(self, h);
+            }
             match self.poll_stop(b, h) {
                 Polled::Stopped(end) => return Ok(end),
                 Polled::NotTracing => return Err(RuntimeError::NotTraced(h)),
@@ -209,12 +240,17 @@ impl<A: Art> Control<A> {
                 }
                 Some(_) => {}
             }
-            pending.push((h, row.block));
+            pending.push((h, row.block, Checkpoint::NotYet));
         }
         let mut stopped = Vec::with_capacity(pending.len());
         let mut backoff = Backoff::new(self.config.stop_timeout, self.config.max_poll_sleep);
         loop {
-            pending.retain(|&(h, addr)| {
+            let sleeping = backoff.sleeping();
+            pending.retain_mut(|(h, addr, checkpoint)| {
+                let (h, addr) = (*h, *addr);
+                if sleeping {
+                    checkpoint.ask_once(self, h);
+                }
                 // SAFETY: registered threads are alive while the registry lock is held.
                 let b = unsafe { block_at(addr) };
                 let end = match self.poll_stop(b, h) {
@@ -255,7 +291,7 @@ impl<A: Art> Control<A> {
                 pt.stopping = None;
             }
         }
-        (stopped, pending.into_iter().map(|(h, _)| h).collect())
+        (stopped, pending.into_iter().map(|(h, _, _)| h).collect())
     }
 
     /// Completes a pending stop and restarts the ring where the thread stopped.

@@ -27,9 +27,9 @@ use common::pool_code::{PoolCode, CODE, CODE_BYTES, STUB};
 use hubble_format::pool::{Geometry, POOL_HEADER_SLOTS};
 use hubble_format::{EventKind, Mode, Trace};
 use hubble_hotpath_emu::{field, pool_take_a64, thread_offsets, Kind};
-use hubble_runtime::props::{FakeProperties, CONSENT};
-use hubble_runtime::testing::{FakeArt, FakeThread, MemStorage};
+use hubble_runtime::props::CONSENT;
 use hubble_runtime::{Art, Config, Control, ThreadHandle};
+use hubble_testkit::runtime::{FakeArt, FakeProperties, FakeThread, MemStorage};
 use unicorn_engine::{Arch, Mode as UcMode, Prot, RegisterARM64, TlbType, Unicorn};
 
 const STACK: u64 = 0x20_0000;

@@ -30,7 +30,7 @@ impl Timer {
     /// Reads the counter.
     pub fn read(self) -> u64 {
         match self {
-            Timer::Emulated => hubble_runtime::testing::monotonic_ns() / (1_000_000_000 / TIMER_HZ),
+            Timer::Emulated => hubble_testkit::runtime::monotonic_ns() / (1_000_000_000 / TIMER_HZ),
             Timer::Tsc { .. } => tsc(),
         }
     }
@@ -62,10 +62,10 @@ pub fn tsc() -> u64 {
 
 /// The TSC frequency against `CLOCK_MONOTONIC` over 20 ms (as `hubble_bridge.cc`'s `TimerHz`).
 pub fn calibrate_tsc() -> u64 {
-    let n0 = hubble_runtime::testing::monotonic_ns();
+    let n0 = hubble_testkit::runtime::monotonic_ns();
     let t0 = tsc();
     std::thread::sleep(std::time::Duration::from_millis(20));
-    let n1 = hubble_runtime::testing::monotonic_ns();
+    let n1 = hubble_testkit::runtime::monotonic_ns();
     let t1 = tsc();
     ((u128::from(t1 - t0) * 1_000_000_000) / u128::from((n1 - n0).max(1))) as u64
 }
@@ -246,7 +246,7 @@ impl Art for EmulatedArt {
         self.timer.hz()
     }
     fn wall_ns(&self) -> u64 {
-        hubble_runtime::testing::wall_clock_ns()
+        hubble_testkit::runtime::wall_clock_ns()
     }
     fn attach_current_thread(&self, _name: &str) -> bool {
         true

@@ -31,8 +31,9 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, bail, ensure, Context as _, Result};
 use hubble_format::Mode;
 use hubble_runtime::block::ThreadBlock;
-use hubble_runtime::props::{self, FakeProperties};
+use hubble_runtime::props;
 use hubble_runtime::{Config, Control, Message};
+use hubble_testkit::runtime::FakeProperties;
 
 pub use crate::art_double::{EmulatedArt, Events, StopEvent, ThreadState, Timer, TIMER_HZ};
 pub use crate::emu::{calibrate, HostMap};

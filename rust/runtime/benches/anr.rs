@@ -20,9 +20,9 @@ use std::time::{Duration, Instant};
 
 use hubble_format::Mode;
 use hubble_runtime::flush::FsStorage;
-use hubble_runtime::props::{FakeProperties, ANR_INTERVAL, CONSENT};
-use hubble_runtime::testing::{FakeArt, FakeThread, MemStorage};
+use hubble_runtime::props::{ANR_INTERVAL, CONSENT};
 use hubble_runtime::{control_loop, request_anr_flush, Config, Control, Message};
+use hubble_testkit::runtime::{FakeArt, FakeProperties, FakeThread, MemStorage};
 
 fn percentile(v: &mut [u64], p: f64) -> u64 {
     v.sort_unstable();

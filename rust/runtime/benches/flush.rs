@@ -17,9 +17,9 @@ use std::time::{Duration, Instant};
 
 use hubble_format::Mode;
 use hubble_runtime::flush::FsStorage;
-use hubble_runtime::props::{FakeProperties, CONSENT};
-use hubble_runtime::testing::{FakeArt, FakeThread};
+use hubble_runtime::props::CONSENT;
 use hubble_runtime::{Config, Control};
+use hubble_testkit::runtime::{FakeArt, FakeProperties, FakeThread};
 
 const RING: usize = 32 << 20;
 const DISTINCT: u64 = 50_000;

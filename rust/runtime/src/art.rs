@@ -243,8 +243,6 @@ mod tests {
         assert_eq!(art.unload_generation(), 0);
         assert_eq!(art.pool_take_entry(), 0, "no block-end function by default");
         assert!(!art.has_pool_path());
-        // An ART with one has the pool path through the same default: FakeArt
-        // (tests/control.rs, tests/pool_mode.rs), and on arm64 CxxArt.
-        assert!(crate::testing::FakeArt::default().has_pool_path());
+        assert!(!art.request_stop_checkpoint(1), "no checkpoint by default");
     }
 }

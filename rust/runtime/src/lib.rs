@@ -35,9 +35,6 @@ pub mod reuse;
 pub mod ring;
 pub mod symbols;
 mod sync;
-/// Test doubles: not part of what libart links (feature `test-support`).
-#[cfg(all(not(loom), any(test, feature = "test-support")))]
-pub mod testing;
 pub mod triggers;
 
 use std::sync::{mpsc, Arc, Mutex, OnceLock};

@@ -104,18 +104,14 @@ pub trait PropertySource: Send + Sync {
 }
 
 /// Properties held in memory: the host build's property source ([`crate::host_properties`]),
-/// and the tests' (`FakeProperties`, feature `test-support`).
-#[cfg(any(not(target_os = "android"), test, feature = "test-support"))]
+/// and the tests' (`hubble_testkit::runtime::FakeProperties`).
+#[cfg(any(not(target_os = "android"), test))]
 #[derive(Debug, Default)]
 pub struct MemProperties {
     values: std::sync::Mutex<std::collections::HashMap<String, String>>,
 }
 
-/// The tests' property source (feature `test-support`): properties in memory that a test sets.
-#[cfg(any(test, feature = "test-support"))]
-pub type FakeProperties = MemProperties;
-
-#[cfg(any(not(target_os = "android"), test, feature = "test-support"))]
+#[cfg(any(not(target_os = "android"), test))]
 impl MemProperties {
     /// Sets (or with `""` clears) a property.
     pub fn set(&self, name: &str, value: &str) {
@@ -128,7 +124,7 @@ impl MemProperties {
     }
 }
 
-#[cfg(any(not(target_os = "android"), test, feature = "test-support"))]
+#[cfg(any(not(target_os = "android"), test))]
 impl PropertySource for MemProperties {
     fn get(&self, name: &str) -> Option<String> {
         self.values
@@ -837,7 +833,7 @@ mod selector_tests {
     // A bad value keeps the previous setting; a good one replaces it.
     #[test]
     fn a_bad_configuration_keeps_the_previous_settings() {
-        let p = FakeProperties::default();
+        let p = MemProperties::default();
         let previous = ThreadSelector::All { budget: 32 << 20 };
         p.set(THREADS, "all");
         p.set(BUDGET_MB, "1");

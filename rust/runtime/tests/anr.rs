@@ -16,9 +16,9 @@ use std::time::Duration;
 
 use hubble_format::{EventKind, Mode, TraceFile, WindowStart};
 use hubble_runtime::flush::{PendingFile, Storage};
-use hubble_runtime::props::{FakeProperties, ANR_INTERVAL, CONSENT};
-use hubble_runtime::testing::{FakeArt, FakeThread, MemStorage};
+use hubble_runtime::props::{ANR_INTERVAL, CONSENT};
 use hubble_runtime::{control_loop, request_anr_flush, Anr, Config, Control, Message};
+use hubble_testkit::runtime::{FakeArt, FakeProperties, FakeThread, MemStorage};
 
 const MODE: Mode = Mode::Bits64;
 /// A bound on waits that must end quickly; reaching it fails the test (nothing sleeps).

@@ -9,8 +9,9 @@ use std::sync::Arc;
 use hubble_format::{Mode, TraceFile};
 use hubble_runtime::block::{self, RawSlots, ThreadBlock};
 use hubble_runtime::flush::FsStorage;
-use hubble_runtime::props::{FakeProperties, CONSENT};
+use hubble_runtime::props::CONSENT;
 use hubble_runtime::{Art, Config, Control, CxxArt};
+use hubble_testkit::runtime::FakeProperties;
 
 extern "C" {
     fn hubble_double_new_thread() -> usize;

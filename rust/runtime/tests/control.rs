@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use hubble_format::{EventKind, Mode, TraceFile, WindowStart};
 use hubble_runtime::flush::{FsStorage, Storage};
-use hubble_runtime::props::{FakeProperties, CONSENT};
-use hubble_runtime::testing::{FailingStorage, FakeArt, FakeThread};
+use hubble_runtime::props::CONSENT;
 use hubble_runtime::{Config, Control, RuntimeError};
+use hubble_testkit::runtime::{FailingStorage, FakeArt, FakeProperties, FakeThread};
 
 const MODE: Mode = Mode::Bits64;
 
@@ -1073,7 +1073,8 @@ fn a_handle_reported_again_with_another_tid_takes_the_new_tid() {
 /// kept.
 #[test]
 fn ring_size_and_retention_properties_are_mebibytes() {
-    use hubble_runtime::props::{FakeProperties, RETENTION, RING_MB};
+    use hubble_runtime::props::{RETENTION, RING_MB};
+    use hubble_testkit::runtime::FakeProperties;
     let p = FakeProperties::default();
     p.set(RING_MB, "4");
     p.set(RETENTION, "5,3");
@@ -1085,9 +1086,8 @@ fn ring_size_and_retention_properties_are_mebibytes() {
 #[test]
 fn threads_all_switches_to_the_pool_and_a_bad_configuration_keeps_the_previous_mode() {
     use hubble_format::pool::{Geometry, BLOCK_BYTES};
-    use hubble_runtime::props::{
-        ConfigError, FakeProperties, ThreadSelector, ACTIVE_BLOCKS, BUDGET_MB, THREADS,
-    };
+    use hubble_runtime::props::{ConfigError, ThreadSelector, ACTIVE_BLOCKS, BUDGET_MB, THREADS};
+    use hubble_testkit::runtime::FakeProperties;
     let p = FakeProperties::default();
     let base = Config::new("p", "p", std::path::PathBuf::from("/tmp"));
     let c = base.clone().with_properties(&p);
@@ -1142,7 +1142,8 @@ fn threads_all_switches_to_the_pool_and_a_bad_configuration_keeps_the_previous_m
 // built from a bad configuration traces as before: the N most recent, in rings.
 #[test]
 fn a_control_plane_in_pool_mode_traces_every_thread_and_a_bad_one_keeps_rings() {
-    use hubble_runtime::props::{FakeProperties, BUDGET_MB, THREADS};
+    use hubble_runtime::props::{BUDGET_MB, THREADS};
+    use hubble_testkit::runtime::FakeProperties;
     let tmp = tempfile::tempdir().unwrap();
     let threads: Vec<Box<FakeThread>> = (0..5).map(|_| FakeThread::new()).collect();
     for (budget, pooled) in [("8", true), ("1", false)] {
@@ -1157,7 +1158,7 @@ fn a_control_plane_in_pool_mode_traces_every_thread_and_a_bad_one_keeps_rings() 
             let header = pool.copy();
             assert_eq!(
                 header[hubble_format::pool::P_TAKE],
-                hubble_runtime::testing::FAKE_POOL_TAKE
+                hubble_testkit::runtime::FAKE_POOL_TAKE
             );
         }
         for (i, t) in threads.iter().enumerate() {
@@ -1180,7 +1181,8 @@ fn a_control_plane_in_pool_mode_traces_every_thread_and_a_bad_one_keeps_rings() 
 // slow path on a pool block. `debug.hubble.threads all` must then keep the rings, aloud.
 #[test]
 fn many_thread_mode_is_refused_on_an_art_without_the_pool_path() {
-    use hubble_runtime::props::{FakeProperties, THREADS};
+    use hubble_runtime::props::THREADS;
+    use hubble_testkit::runtime::FakeProperties;
     let tmp = tempfile::tempdir().unwrap();
     let p = FakeProperties::default();
     p.set(THREADS, "all");
@@ -1210,8 +1212,9 @@ fn many_thread_mode_is_refused_on_an_art_without_the_pool_path() {
 // the glue test `pool_take_claims_and_seals_blocks_of_the_thread_gs_points_at`.)
 #[test]
 fn cxx_art_without_a_block_end_function_keeps_the_rings() {
-    use hubble_runtime::props::{FakeProperties, THREADS};
+    use hubble_runtime::props::THREADS;
     use hubble_runtime::{Art, CxxArt};
+    use hubble_testkit::runtime::FakeProperties;
     assert_eq!(CxxArt.pool_take_entry(), 0);
     assert!(!CxxArt.has_pool_path());
     let tmp = tempfile::tempdir().unwrap();

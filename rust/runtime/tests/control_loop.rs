@@ -6,9 +6,8 @@ use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
 use hubble_runtime::flush::FsStorage;
-use hubble_runtime::props::FakeProperties;
-use hubble_runtime::testing::FakeArt;
 use hubble_runtime::{control_loop, Config, Control, Message};
+use hubble_testkit::runtime::{FakeArt, FakeProperties};
 
 /// A control with nothing to do: no properties, no threads.
 fn idle_control(dir: &std::path::Path) -> Arc<Control<FakeArt>> {

@@ -14,9 +14,9 @@ use std::sync::Arc;
 
 use hubble_format::{EventKind, Mode, TraceFile};
 use hubble_runtime::flush::FsStorage;
-use hubble_runtime::props::{FakeProperties, CONSENT};
-use hubble_runtime::testing::{FakeArt, FakeThread};
+use hubble_runtime::props::CONSENT;
 use hubble_runtime::{Config, Control};
+use hubble_testkit::runtime::{FakeArt, FakeProperties, FakeThread};
 
 const MODE: Mode = Mode::Bits64;
 /// Below and above 4 GiB: one- and two-slot entries.

@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use hubble_format::{Mode, TraceFile};
 use hubble_runtime::flush::FsStorage;
-use hubble_runtime::props::{FakeProperties, CONSENT};
-use hubble_runtime::testing::{FakeArt, FakeThread};
+use hubble_runtime::props::CONSENT;
 use hubble_runtime::{Config, Control};
+use hubble_testkit::runtime::{FakeArt, FakeProperties, FakeThread};
 
 const CHILD: &str = "HUBBLE_KILL9_CHILD";
 

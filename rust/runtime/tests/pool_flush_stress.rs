@@ -19,9 +19,9 @@ use std::time::Instant;
 use hubble_format::pool::Geometry;
 use hubble_format::ring::{decode, RingView};
 use hubble_format::{Mode, Trace};
-use hubble_runtime::props::{FakeProperties, CONSENT};
-use hubble_runtime::testing::{FakeArt, FakeThread, MemStorage};
+use hubble_runtime::props::CONSENT;
 use hubble_runtime::{Config, Control, RuntimeError};
+use hubble_testkit::runtime::{FakeArt, FakeProperties, FakeThread, MemStorage};
 
 mod stream;
 

@@ -45,9 +45,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hubble_format::{EventKind, Trace};
-use hubble_runtime::props::{FakeProperties, CONSENT};
-use hubble_runtime::testing::{FakeArt, FakeThread, MemStorage};
+use hubble_runtime::props::CONSENT;
 use hubble_runtime::{Anr, Art, Config, Control, RuntimeError};
+use hubble_testkit::runtime::{FakeArt, FakeProperties, FakeThread, MemStorage};
 
 /// (entry?, method, full counter) of one record, as the test's thread wrote it.
 type Rec = (bool, u64, u64);

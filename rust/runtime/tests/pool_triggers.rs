@@ -10,9 +10,9 @@ use std::time::Duration;
 
 use hubble_format::pool::Geometry;
 use hubble_format::{Mode, Trace};
-use hubble_runtime::props::{FakeProperties, CONSENT, TRIGGERS};
-use hubble_runtime::testing::{FakeArt, FakeThread, MemStorage};
+use hubble_runtime::props::{CONSENT, TRIGGERS};
 use hubble_runtime::{Config, Control};
+use hubble_testkit::runtime::{FakeArt, FakeProperties, FakeThread, MemStorage};
 
 // Its random generator only (the rest is the stress tests' call stream).
 #[allow(dead_code)]

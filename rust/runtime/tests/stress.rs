@@ -15,9 +15,9 @@ use std::time::Instant;
 
 use hubble_format::ring::{decode, RingView};
 use hubble_format::{Mode, TraceFile};
-use hubble_runtime::props::{FakeProperties, CONSENT};
-use hubble_runtime::testing::{FakeArt, FakeThread, MemStorage};
+use hubble_runtime::props::CONSENT;
 use hubble_runtime::{Config, Control, RuntimeError};
+use hubble_testkit::runtime::{FakeArt, FakeProperties, FakeThread, MemStorage};
 
 mod stream;
 

@@ -12,9 +12,9 @@ use std::time::Duration;
 use hubble_format::{Mode, TraceFile};
 use hubble_runtime::block::ThreadBlock;
 use hubble_runtime::flush::FsStorage;
-use hubble_runtime::props::{FakeProperties, CONSENT, TRIGGERS, TRIGGER_INTERVAL};
-use hubble_runtime::testing::{FakeArt, FakeThread};
+use hubble_runtime::props::{CONSENT, TRIGGERS, TRIGGER_INTERVAL};
 use hubble_runtime::{Config, Control};
+use hubble_testkit::runtime::{FakeArt, FakeProperties, FakeThread};
 
 mod trigger_methods;
 use trigger_methods::{one_firing, BIND, DO_FRAME, JANK, MS, OTHER, T0};

@@ -1,8 +1,11 @@
 //! Shared by tests and proving grounds, never by the product: the one random generator every
 //! test stream, fuzzed scenario and synthetic workload draws from, a list comparison's failure
-//! message, and ([`synth`], feature `traces`) synthetic trace files.
+//! message, ([`synth`], feature `traces`) synthetic trace files and ([`runtime`], feature
+//! `runtime`) the runtime's doubles.
 #![deny(unsafe_op_in_unsafe_fn)]
 
+#[cfg(all(feature = "runtime", not(loom)))]
+pub mod runtime;
 #[cfg(feature = "traces")]
 pub mod synth;
 

@@ -100,7 +100,7 @@ impl Art for SceneArt {
         self.hz
     }
     fn wall_ns(&self) -> u64 {
-        hubble_runtime::testing::wall_clock_ns()
+        hubble_testkit::runtime::wall_clock_ns()
     }
     fn attach_current_thread(&self, _name: &str) -> bool {
         true

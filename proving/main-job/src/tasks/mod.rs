@@ -34,8 +34,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, ensure, Context as _, Result};
 use hubble_format::Mode;
-use hubble_runtime::props::{self, FakeProperties};
+use hubble_runtime::props;
 use hubble_runtime::{Config, Control, Message};
+use hubble_testkit::runtime::FakeProperties;
 
 use crate::native::Code;
 use crate::run::PACKAGE;

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use hubble_format::Record;
-use hubble_runtime::testing::FakeThread;
+use hubble_testkit::runtime::FakeThread;
 
 pub use hubble_testkit::Rng;
 

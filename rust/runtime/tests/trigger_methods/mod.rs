@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use hubble_runtime::testing::FakeArt;
 use hubble_runtime::triggers::Fired;
+use hubble_testkit::runtime::FakeArt;
 
 pub const MS: u64 = 1_000_000;
 /// Timer value of "time 0" of a test (non-zero: 0 means the real clock in FakeArt).

@@ -1,6 +1,7 @@
-//! Test doubles in Rust: a fake ART ([`FakeArt`]), fake threads that run the traced side the
-//! way the assembly does ([`FakeThread`]), and storage that keeps files in memory or fails.
-//! Used by the integration tests, the stress test and the benchmark.
+//! The runtime's doubles (feature `runtime`): a fake ART ([`FakeArt`]), fake threads that run the
+//! traced side the way the assembly does ([`FakeThread`]), properties a test sets
+//! ([`FakeProperties`]) and storage that keeps files in memory or fails. Used by
+//! hubble-runtime's integration tests and benchmarks and by the proving grounds' control planes.
 
 use std::collections::{HashMap, HashSet};
 use std::io;
@@ -10,10 +11,14 @@ use std::sync::{Condvar, Mutex};
 
 use hubble_format::Mode;
 
-use crate::art::{Art, ThreadHandle};
-use crate::block::{self, RawSlots, ThreadBlock};
-use crate::flush::{PendingFile, Storage};
-use crate::pool::Pool;
+use hubble_runtime::art::{Art, ThreadHandle};
+use hubble_runtime::block::{self, RawSlots, ThreadBlock};
+use hubble_runtime::flush::{PendingFile, Storage};
+use hubble_runtime::pool::Pool;
+
+/// The tests' property source: properties in memory that a test sets (the host build's own
+/// source, [`hubble_runtime::props::MemProperties`]).
+pub type FakeProperties = hubble_runtime::props::MemProperties;
 
 /// A thread as ART has it, for the control plane: its block, its state, its state lock.
 #[derive(Debug, Default)]
@@ -77,12 +82,12 @@ impl FakeThread {
 
     /// A method entry trace point in many-thread mode (`counter`: the full timer value).
     pub fn pool_entry(&self, pool: &Pool, tid: u32, method: u64, counter: u64) -> bool {
-        crate::pool::trace_entry(&self.block, pool, tid, method, counter)
+        hubble_runtime::pool::trace_entry(&self.block, pool, tid, method, counter)
     }
 
     /// A method exit trace point in many-thread mode.
     pub fn pool_exit(&self, pool: &Pool, tid: u32, counter: u64) -> bool {
-        crate::pool::trace_exit(&self.block, pool, tid, counter)
+        hubble_runtime::pool::trace_exit(&self.block, pool, tid, counter)
     }
 }
 
@@ -416,15 +421,15 @@ impl Storage for FailingStorage {
         if self.failing.load(Ordering::Relaxed) {
             return Err(io::Error::from_raw_os_error(self.errno));
         }
-        crate::flush::FsStorage.create_atomic(path)
+        hubble_runtime::flush::FsStorage.create_atomic(path)
     }
     fn ensure_dir(&self, dir: &Path) -> io::Result<()> {
-        crate::flush::FsStorage.ensure_dir(dir)
+        hubble_runtime::flush::FsStorage.ensure_dir(dir)
     }
     fn list(&self, dir: &Path) -> io::Result<Vec<(String, u64)>> {
-        crate::flush::FsStorage.list(dir)
+        hubble_runtime::flush::FsStorage.list(dir)
     }
     fn remove(&self, path: &Path) -> io::Result<()> {
-        crate::flush::FsStorage.remove(path)
+        hubble_runtime::flush::FsStorage.remove(path)
     }
 }

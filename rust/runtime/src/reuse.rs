@@ -11,8 +11,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use hubble_format::pool::ThreadStream;
-use hubble_format::slot::{PAD, START, TASK, WIDE_ENTRY};
-use hubble_format::Mode;
+use hubble_format::ring::{walk_back_anchored, RingView, Walked};
+use hubble_format::slot::{Record, PAD, START, TASK, WIDE_ENTRY};
+use hubble_format::time::BackwardClock;
+use hubble_format::{Mode, TimeAnchor};
 
 use crate::symbols::Dead;
 
@@ -33,49 +35,147 @@ pub fn split_reused(
     if dead.is_empty() {
         return Vec::new();
     }
-    // (stream, slot of the method word, narrow?) of each record naming a dead address, with
-    // the generation it belongs to: index into `dead[p]`, or its length for the live method.
-    let mut found: BTreeMap<u64, Vec<(usize, usize, bool, usize)>> = BTreeMap::new();
+    let mut found = Found::new();
     for (si, stream) in streams.iter().enumerate() {
         each_entry(stream, now, mode, |at, narrow, method, time| {
-            if let Some(gens) = dead.get(&method) {
-                let g = gens.iter().position(|d| d.at > time).unwrap_or(gens.len());
-                found.entry(method).or_default().push((si, at, narrow, g));
-            }
+            found.add(dead, si, at, narrow, method, time);
         });
     }
-    let mut names = Vec::new();
-    for (p, records) in found {
-        let gens = &dead[&p];
-        let present: BTreeSet<usize> = records.iter().map(|r| r.3).collect();
-        let newest = *present.last().expect("at least one record");
-        if let Some(d) = gens.get(newest) {
-            names.push((p, d.name.clone()));
-        }
-        let older: Vec<&str> = present
-            .iter()
-            .filter(|&&g| g != newest)
-            .map(|&g| &*gens[g].name)
-            .collect();
-        if older.is_empty() {
-            continue;
-        }
-        // More than one dead method behind the alias (the address reused three times within
-        // one flush's reach): every candidate, never a guess.
-        names.push((p | ALIAS_BIT, Arc::from(older.join(" | "))));
-        for &(si, at, narrow, g) in &records {
-            if g != newest {
-                let slot = &mut streams[si].slots[at];
-                *slot = if narrow {
-                    (*slot & !0xffff_ffff) | ((p | ALIAS_BIT) & 0xffff_ffff)
-                } else {
-                    p | ALIAS_BIT
+    let mut slots: Vec<&mut [u64]> = streams.iter_mut().map(|s| &mut s.slots[..]).collect();
+    found.decide(dead, &mut slots)
+}
+
+/// [`split_reused`] for a ring window (`window` as [`crate::flush::copy_window`] copied it,
+/// oldest slot first): each record is dated as readers date it, backwards from `reference`
+/// (the counter at the stop) through the window's `anchors`, so an idle gap of more than 2^32
+/// ticks between two records does not misdate the older one. None (nothing rewritten) when the
+/// window does not decode or date: its file's reader reports that.
+pub fn split_reused_window(
+    window: &mut [u64],
+    anchors: &[TimeAnchor],
+    dead: &HashMap<u64, Vec<Dead>>,
+    reference: u64,
+    mode: Mode,
+) -> Option<Vec<(u64, Arc<str>)>> {
+    if dead.is_empty() {
+        return Some(Vec::new());
+    }
+    // The entries' times, newest first, as the backward walk finds them.
+    let mut times = Vec::new();
+    let mut clock = BackwardClock::new(reference);
+    let mut dated = true;
+    let walked = walk_back_anchored(
+        &RingView::linear(window),
+        mode,
+        anchors,
+        |step| match step {
+            Walked::Anchor(i) => clock.clamp(anchors[i].bound),
+            Walked::Record(record) => {
+                let Some(time) = clock.step(record.ts()).filter(|_| dated) else {
+                    dated = false; // below timer zero
+                    return;
                 };
+                if let Record::Entry { method, .. } = record {
+                    times.push((method, time));
+                }
             }
+        },
+    );
+    if walked.is_err() || !dated {
+        return None;
+    }
+    // The same entries by slot, oldest first; the walk may have left out a half record at the
+    // oldest end, so the two lists are matched from the newest.
+    let one = [ThreadStream {
+        tid: 0,
+        blocks: Vec::new(),
+        slots: window.to_vec(),
+    }];
+    let mut slots = Vec::new();
+    each_entry(&one[0], reference, mode, |at, narrow, method, _| {
+        slots.push((at, narrow, method))
+    });
+    let mut found = Found::new();
+    for (&(at, narrow, method), &(walked_method, time)) in slots.iter().rev().zip(&times) {
+        if method != walked_method {
+            debug_assert!(
+                false,
+                "slot {at}: {method:#x}, the walk found {walked_method:#x}"
+            );
+            return None;
+        }
+        found.add(dead, 0, at, narrow, method, time);
+    }
+    Some(found.decide(dead, &mut [window]))
+}
+
+/// Per pointer with dead methods, each record naming it: (stream, slot of the method word,
+/// narrow?, generation: index into `dead[p]`, or its length for the live method).
+struct Found(BTreeMap<u64, Vec<(usize, usize, bool, usize)>>);
+
+impl Found {
+    fn new() -> Found {
+        Found(BTreeMap::new())
+    }
+
+    fn add(
+        &mut self,
+        dead: &HashMap<u64, Vec<Dead>>,
+        stream: usize,
+        at: usize,
+        narrow: bool,
+        method: u64,
+        time: u64,
+    ) {
+        if let Some(gens) = dead.get(&method) {
+            let g = gens.iter().position(|d| d.at > time).unwrap_or(gens.len());
+            self.0
+                .entry(method)
+                .or_default()
+                .push((stream, at, narrow, g));
         }
     }
-    names.sort_unstable_by_key(|(p, _)| *p);
-    names
+
+    /// Keeps the newest generation's records under the pointer, moves the others' to the alias,
+    /// and returns the names this decided, sorted by pointer.
+    fn decide(
+        self,
+        dead: &HashMap<u64, Vec<Dead>>,
+        streams: &mut [&mut [u64]],
+    ) -> Vec<(u64, Arc<str>)> {
+        let mut names = Vec::new();
+        for (p, records) in self.0 {
+            let gens = &dead[&p];
+            let present: BTreeSet<usize> = records.iter().map(|r| r.3).collect();
+            let newest = *present.last().expect("at least one record");
+            if let Some(d) = gens.get(newest) {
+                names.push((p, d.name.clone()));
+            }
+            let older: Vec<&str> = present
+                .iter()
+                .filter(|&&g| g != newest)
+                .map(|&g| &*gens[g].name)
+                .collect();
+            if older.is_empty() {
+                continue;
+            }
+            // More than one dead method behind the alias (the address reused three times within
+            // one flush's reach): every candidate, never a guess.
+            names.push((p | ALIAS_BIT, Arc::from(older.join(" | "))));
+            for &(si, at, narrow, g) in &records {
+                if g != newest {
+                    let slot = &mut streams[si][at];
+                    *slot = if narrow {
+                        (*slot & !0xffff_ffff) | ((p | ALIAS_BIT) & 0xffff_ffff)
+                    } else {
+                        p | ALIAS_BIT
+                    };
+                }
+            }
+        }
+        names.sort_unstable_by_key(|(p, _)| *p);
+        names
+    }
 }
 
 /// Calls `visit(slot, narrow, method, time)` for every entry of `stream`, oldest first: the

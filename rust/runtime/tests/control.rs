@@ -347,6 +347,71 @@ fn class_loader_unload_names_buffered_pointers_before_the_memory_goes() {
     assert_eq!(f.symbols[&0x3000], FakeArt::name_of(0x3000));
 }
 
+/// A ring window holding records of a dead loader's method and of a later method that took its
+/// address (ART reuses a dead loader's arenas): each record is named by when it ran, the dead
+/// one's under the alias (pointer | 2) and the new one's under the pointer, not the whole window
+/// by the first method that died there after the window began, as the epoch alone named it.
+/// An idle gap longer than the low word wraps between the two calls is dated by the anchor the
+/// tick took.
+#[test]
+fn a_ring_window_names_a_reused_address_by_when_each_record_ran() {
+    for idle_gap in [false, true] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("hubble");
+        let c = control(&dir, true, Box::new(FsStorage));
+        let t = FakeThread::new();
+        c.thread_attached(t.handle(), 1, "main", true);
+        let t0 = 50u64 << 32;
+        c.art().set_timer(t0);
+        c.start_tracing().unwrap();
+        let loader = 0x7000_0000usize;
+        let m = FakeArt::loader_methods_of(loader)[3];
+        let call = |at: u64| {
+            c.art().set_timer(at);
+            t.to_runnable();
+            assert!(t.entry(MODE, m, at as u32));
+            assert!(t.exit(at as u32 + 10));
+            t.to_native();
+        };
+        call(t0 + 100);
+        c.art().set_timer(t0 + 1_000);
+        c.art().unload(loader, |l| {
+            c.class_loader_unloading(l);
+        });
+        c.art().reuse_loader(loader, &[(m, "void B.run()")]);
+        let later = if idle_gap {
+            // Idle for more than a wrap, with the ticks that anchor it.
+            c.art().set_timer(t0 + 2_000);
+            c.tick();
+            c.tick();
+            t0 + 2_000 + (5u64 << 32)
+        } else {
+            t0 + 2_000
+        };
+        call(later);
+        c.art().set_timer(later + 100);
+        c.flush(t.handle(), "after").unwrap();
+        let f = only_file(&dir);
+        let alias = m | hubble_runtime::reuse::ALIAS_BIT;
+        assert_eq!(
+            f.symbols[&m], "void B.run()",
+            "B's record (idle gap: {idle_gap})"
+        );
+        assert_eq!(f.symbols[&alias], FakeArt::name_of(m), "A's record");
+        let entries: Vec<u64> = f
+            .decode_events()
+            .unwrap()
+            .events
+            .iter()
+            .filter_map(|e| match e.kind {
+                EventKind::Entry { method } => Some(method),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(entries, [alias, m], "A's call, then B's");
+    }
+}
+
 /// The class-loader unload hook runs on the GC thread holding the mutator lock. It must never
 /// wait for a flush in progress (which may wait up to the stop timeout for a traced thread, write
 /// to disk, or block entering ART while a SuspendAll is pending — which itself waits for the GC

@@ -153,7 +153,7 @@ impl<A: Art> Control<A> {
                 distinct.insert(*p);
             }
         }
-        let symbols = self.symbolize_pointers_with(distinct, epoch, &decided);
+        let symbols = self.symbolize(distinct, epoch, &decided);
         let symbols: std::collections::BTreeMap<u64, String> = symbols
             .into_iter()
             .map(|(p, name)| (p, name.to_string()))

@@ -10,7 +10,7 @@ use log::info;
 
 use crate::art::{block_at, clock_pair, Art, ThreadHandle};
 use crate::block;
-use crate::flush;
+use crate::flush::{self, DistinctPointers};
 use crate::props;
 
 use super::registry::StopCause;
@@ -101,6 +101,15 @@ impl<A: Art> Control<A> {
         let unix_ms = header.wall_clock_ns / 1_000_000;
         let path = flush::trace_path(dir, unix_ms, std::process::id(), header.tid, reason);
         let file = self.storage.create_atomic(&path).map_err(io(&path))?;
+        // A dead loader's method and a later one at its address, both in the window: each
+        // record's time decides (crate::reuse::split_reused_window), before the copy is written,
+        // so the pointers are gathered first. Without dead names (almost every flush) they are
+        // gathered while the helper below writes the window, and named by the window's epoch.
+        let early = if lock(&self.symbols).dead_len() > 0 {
+            Some(self.split_reused_window(&mut window, &header, window_epoch)?)
+        } else {
+            None
+        };
         let offset = hubble_format::file::window_offset(&header)?;
         let bytes = hubble_format::file::window_bytes(&window);
         // The window is nearly all of the file and needs nothing but the copy: a helper thread
@@ -121,7 +130,14 @@ impl<A: Art> Control<A> {
                 .name("HubbleWrite".into())
                 .spawn_scoped(s, write_window);
             let t = Instant::now();
-            let symbols = self.symbolize(&window, window_epoch);
+            let symbols = match early {
+                Some((distinct, decided, epoch)) => Ok(self.symbolize(distinct, epoch, &decided)),
+                None => {
+                    let mut distinct = DistinctPointers::default();
+                    flush::distinct_methods(&window, self.config.mode, &mut distinct)
+                        .map(|()| self.symbolize(distinct, window_epoch, &[]))
+                }
+            };
             let symbolized = t.elapsed();
             let written = match helper {
                 Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
@@ -153,5 +169,43 @@ impl<A: Art> Control<A> {
             symbols: symbols.len(),
             phases: [t1 - t0, symbolized, window_written, finished],
         })
+    }
+}
+
+/// What [`Control::split_reused_window`] gives the symbolization: the window's pointers, the
+/// names the records' times decided, and the symbol epoch to name the rest by.
+type SplitWindow = (DistinctPointers, Vec<(u64, std::sync::Arc<str>)>, u64);
+
+impl<A: Art> Control<A> {
+    /// The window's pointers, with the records of an address a dead method shares with a later
+    /// one split by their time ([`crate::reuse::split_reused_window`]), the names that decided,
+    /// and the symbol epoch to name the rest by: the epoch before the dead methods were looked
+    /// up (a method that dies later is named from the cache), or the window's if its records
+    /// cannot be dated (every dead pointer then named from the cache, never through ART, which
+    /// may have freed it).
+    fn split_reused_window(
+        &self,
+        window: &mut [u64],
+        header: &TraceHeader,
+        window_epoch: u64,
+    ) -> Result<SplitWindow, RuntimeError> {
+        let mut distinct = DistinctPointers::default();
+        flush::distinct_methods(window, self.config.mode, &mut distinct)?;
+        let (epoch, dead) = self.dead_generations(&distinct);
+        let Some(decided) = crate::reuse::split_reused_window(
+            window,
+            &header.anchors,
+            &dead,
+            header.reference_counter,
+            self.config.mode,
+        ) else {
+            return Ok((distinct, Vec::new(), window_epoch));
+        };
+        for (p, _) in &decided {
+            if p & crate::reuse::ALIAS_BIT != 0 {
+                distinct.insert(*p);
+            }
+        }
+        Ok((distinct, decided, epoch))
     }
 }

@@ -8,37 +8,17 @@ use std::sync::Arc;
 use log::info;
 
 use crate::art::Art;
-use crate::flush::{self, DistinctPointers, PointerSet};
+use crate::flush::{DistinctPointers, PointerSet};
 use crate::symbols::{resolve_missing, Resolver, Symbols};
 
-use super::{lock, Control, RuntimeError};
+use super::{lock, Control};
 
 impl<A: Art> Control<A> {
-    /// Names for every distinct pointer of a window, sorted by pointer: cache, dead-loader
-    /// names, then ART for the rest ([`crate::symbols::resolve_missing`]: in chunks, no lock of
-    /// ours held across the call into ART).
+    /// Names for `distinct` pointers, sorted by pointer: `decided` first (sorted by pointer:
+    /// [`crate::reuse::split_reused`]), then the cache and the dead-loader names, then ART for the
+    /// rest ([`crate::symbols::resolve_missing`]: in chunks, no lock of ours held across the call
+    /// into ART).
     pub(super) fn symbolize(
-        &self,
-        window: &[u64],
-        window_epoch: u64,
-    ) -> Result<Vec<(u64, Arc<str>)>, RuntimeError> {
-        let mut distinct = DistinctPointers::default();
-        flush::distinct_methods(window, self.config.mode, &mut distinct)?;
-        Ok(self.symbolize_pointers(distinct, window_epoch))
-    }
-
-    /// Names for `distinct` pointers, sorted by pointer ([`Control::symbolize`]).
-    pub(super) fn symbolize_pointers(
-        &self,
-        distinct: DistinctPointers,
-        window_epoch: u64,
-    ) -> Vec<(u64, Arc<str>)> {
-        self.symbolize_pointers_with(distinct, window_epoch, &[])
-    }
-
-    /// [`Control::symbolize_pointers`] where `decided` (sorted by pointer) already names some of
-    /// them ([`crate::reuse::split_reused`]).
-    pub(super) fn symbolize_pointers_with(
         &self,
         distinct: DistinctPointers,
         window_epoch: u64,

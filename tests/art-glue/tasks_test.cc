@@ -11,6 +11,9 @@
  */
 #include <sys/mman.h>
 
+#include <cstring>
+#include <string_view>
+
 #include "glue_test.h"
 #include "hubble/hubble_bridge.h"
 #include "hubble/task_hooks.h"
@@ -147,6 +150,91 @@ GLUE_TEST(the_task_hook_reads_real_frames_and_libart_identity_hashes) {
   };
   check(1, static_cast<uint32_t>(tp::TaskKind::kSubmit), m, q);
   check(3, static_cast<uint32_t>(tp::TaskKind::kBegin), m, 0);
+}
+
+// Objects code synchronizes on are known by a field, never hashed: a hashed lock word makes the
+// object's next `synchronized` inflate a monitor (monitor.cc). MessageQueue.enqueueMessage's
+// queue by its native queue's address (a long), AsyncTask$SerialExecutor.execute's executor by
+// its ArrayDeque (a reference: that object's hash), Thread.start's thread by its id. Each stays
+// unlocked, and the record carries the field's identity.
+GLUE_TEST(an_object_code_locks_is_known_by_a_field_and_never_hashed) {
+  StartUp();
+  Thread* self = AttachAndRegister("main");
+  uint64_t* ring = StartRing(self);
+  alignas(16) static uint8_t fake_methods[3][64];
+  art::ArtMethod* enqueue = reinterpret_cast<art::ArtMethod*>(fake_methods[0]);
+  art::ArtMethod* execute = reinterpret_cast<art::ArtMethod*>(fake_methods[1]);
+  art::ArtMethod* start = reinterpret_cast<art::ArtMethod*>(fake_methods[2]);
+  const int enqueue_row = art::hubble::FindTaskMethod(
+      "Landroid/os/MessageQueue;", "enqueueMessage", "(Landroid/os/Message;J)Z");
+  const int execute_row = art::hubble::FindTaskMethod(
+      "Landroid/os/AsyncTask$SerialExecutor;", "execute", "(Ljava/lang/Runnable;)V");
+  const int start_row = art::hubble::FindTaskMethod("Ljava/lang/Thread;", "start", "()V");
+  GLUE_CHECK(enqueue_row >= 0 && execute_row >= 0 && start_row >= 0, "rows");
+  // The table names the fields; tasks.cc resolves their offsets in the classes. Offset 8: the
+  // first field after the class reference and the lock word.
+  const art::hubble::TaskMethod& row = art::hubble::kTaskMethods[enqueue_row];
+  GLUE_CHECK(std::string_view(row.queue_field.name) == "mPtr", "MessageQueue not known by mPtr");
+  const art::hubble::IdentitySource hash = art::hubble::kHashSource;
+  art::hubble::TaskSources sources[] = {{hash, {8, 'J'}}, {hash, {8, 'L'}}, {{8, 'J'}, hash}};
+  art::ArtMethod* found[] = {enqueue, execute, start};
+  int rows[] = {enqueue_row, execute_row, start_row};
+  art::hubble::PublishTaskMethods(found, rows, 3, sources);
+
+  Object* queue = NewObject();
+  Object* message = NewObject();
+  Object* executor = NewObject();
+  Object* deque = NewObject();
+  Object* runnable = NewObject();
+  Object* thread = NewObject();
+  const uint64_t native_queue = 0x7a3c'5e10'0c40;
+  std::memcpy(reinterpret_cast<uint8_t*>(queue) + 8, &native_queue, 8);
+  const uint32_t deque_ref = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(deque));
+  std::memcpy(reinterpret_cast<uint8_t*>(executor) + 8, &deque_ref, 4);
+  const uint64_t tid = 42;
+  std::memcpy(reinterpret_cast<uint8_t*>(thread) + 8, &tid, 8);
+  art::ReaderMutexLock mu(self, *art::Locks::mutator_lock_);
+  {
+    ShadowFrame* f = ShadowFrame::CreateDeoptimizedFrame(4, enqueue, 0);  // this, msg, when
+    f->SetVRegReference(0, queue);
+    f->SetVRegReference(1, message);
+    f->SetVRegLong(2, 5);
+    art::hubble::TraceTaskOnEntry(self, *f, 4);
+    ShadowFrame::DeleteDeoptimizedFrame(f);
+  }
+  {
+    ShadowFrame* f = ShadowFrame::CreateDeoptimizedFrame(2, execute, 0);  // this, r
+    f->SetVRegReference(0, executor);
+    f->SetVRegReference(1, runnable);
+    art::hubble::TraceTaskOnEntry(self, *f, 2);
+    ShadowFrame::DeleteDeoptimizedFrame(f);
+  }
+  {
+    ShadowFrame* f = ShadowFrame::CreateDeoptimizedFrame(1, start, 0);  // this
+    f->SetVRegReference(0, thread);
+    art::hubble::TraceTaskOnEntry(self, *f, 1);
+    ShadowFrame::DeleteDeoptimizedFrame(f);
+  }
+  GLUE_CHECK(Written(self, ring) == 7, "%zu slots written, want the start and three records",
+             Written(self, ring));
+  GLUE_CHECK(StateOf(queue) == art::LockWord::kUnlocked &&
+                 StateOf(executor) == art::LockWord::kUnlocked &&
+                 StateOf(thread) == art::LockWord::kUnlocked,
+             "an object code locks was hashed: its next lock inflates");
+  GLUE_CHECK(StateOf(message) == art::LockWord::kHashCode &&
+                 StateOf(deque) == art::LockWord::kHashCode &&
+                 StateOf(runnable) == art::LockWord::kHashCode,
+             "the tasks and the executor's deque were not hashed");
+  auto payload = [&](size_t slot) { return ring[slot]; };
+  const uint32_t want_queue = art::hubble::FoldIdentity(native_queue);
+  GLUE_CHECK(static_cast<uint32_t>(payload(1) >> 32) == want_queue, "queue %#x, want %#x",
+             static_cast<uint32_t>(payload(1) >> 32), want_queue);
+  const uint32_t d = static_cast<uint32_t>(deque->IdentityHashCode()) & tp::kIdentityMask;
+  GLUE_CHECK(static_cast<uint32_t>(payload(3) >> 32) == d, "executor %#x, want its deque's %#x",
+             static_cast<uint32_t>(payload(3) >> 32), d);
+  const uint32_t t = (static_cast<uint32_t>(payload(5)) >> 4) & tp::kIdentityMask;
+  GLUE_CHECK(t == art::hubble::FoldIdentity(tid), "thread %#x, want %#x", t,
+             art::hubble::FoldIdentity(tid));
 }
 
 // The bridge's entry on a runtime that never started (no class linker to resolve the framework's

@@ -19,8 +19,9 @@
  *
  * When task records are on (debug.hubble.tasks, hubble/tasks.cc), the methods of
  * task_methods.h run in the switch interpreter only, and Execute() calls TraceTaskOnEntry right
- * after the method's entry record (patch 0028). It writes one task record: the identity hash of
- * the task object and of its queue, read from the frame's in-registers before the first
+ * after the method's entry record (patch 0028). It writes one task record: the identities of the
+ * task object and of its queue (an identity hash, or a field of an object code locks:
+ * task_methods.h's IdentityField), read from the frame's in-registers before the first
  * instruction runs. No other method pays more than one relaxed load; with task records off that
  * load reads 0.
  */
@@ -35,42 +36,80 @@
 #include "hubble/task_methods.h"
 #include "hubble/trace_hooks.h"
 #include "interpreter/shadow_frame.h"
-#include "mirror/object.h"
+#include "mirror/object-inl.h"
 #include "thread.h"
 
 namespace art {
 namespace hubble {
 
-// The resolved methods and their rows of kTaskMethods, written once by PublishTaskMethods and
-// read by every interpreted entry after an acquire load of the count.
+// An IdentityField resolved: the field's offset in the object and its type's first character
+// ('J' or 'L'); type 0 for the identity hash code.
+struct IdentitySource {
+  uint32_t offset;
+  char type;
+};
+inline constexpr IdentitySource kHashSource = {0, 0};
+
+// A row's sources, task then queue.
+struct TaskSources {
+  IdentitySource task;
+  IdentitySource queue;
+};
+
+// The resolved methods, their rows of kTaskMethods and their identity sources, written once by
+// PublishTaskMethods and read by every interpreted entry after an acquire load of the count.
 inline ArtMethod* gTaskMethods[kNumTaskMethods] = {};
 inline int gTaskRows[kNumTaskMethods] = {};
+inline TaskSources gTaskSources[kNumTaskMethods] = {};
 inline std::atomic<size_t> gTaskMethodCount{0};
 
-// Makes the methods found (each with its row) visible to TraceTaskOnEntry. Once per process:
+// Makes the methods found (each with its row and, unless `sources` is null, where its objects'
+// identities come from; else their hash codes) visible to TraceTaskOnEntry. Once per process:
 // the table is never rewritten, so a reader never sees a row change under it.
-inline void PublishTaskMethods(ArtMethod* const* methods, const int* rows, size_t count) {
+inline void PublishTaskMethods(ArtMethod* const* methods,
+                               const int* rows,
+                               size_t count,
+                               const TaskSources* sources = nullptr) {
   // Plain DCHECK: the host harness compiles this header against a model that has only DCHECK.
   DCHECK(gTaskMethodCount.load(std::memory_order_relaxed) == 0u);  // NOLINT(readability/check)
   DCHECK(count <= kNumTaskMethods);
   for (size_t i = 0; i < count; ++i) {
     gTaskMethods[i] = methods[i];
     gTaskRows[i] = rows[i];
+    gTaskSources[i] = sources != nullptr ? sources[i] : TaskSources{kHashSource, kHashSource};
   }
   gTaskMethodCount.store(count, std::memory_order_release);
 }
 
+// A 64-bit field value as a 28-bit identity (a native address or an id: every bit counts).
+constexpr uint32_t FoldIdentity(uint64_t value) {
+  return static_cast<uint32_t>(value ^ (value >> 28) ^ (value >> 56)) & tp::kIdentityMask;
+}
+
 // The identity of the object in the frame's in-register `in` (counted from the first), 0 for
-// null. Read from the frame each time: computing a hash code may suspend this thread (it
-// inflates a lock another thread holds thin), and a moving collection updates the frame's
-// references, not a copy of them.
+// null, from `source`. Read from the frame each time: computing a hash code may suspend this
+// thread (it inflates a lock another thread holds thin), and a moving collection updates the
+// frame's references, not a copy of them.
 ALWAYS_INLINE inline uint32_t IdentityInFrame(const ShadowFrame& frame, uint16_t ins_size,
-                                              int in) REQUIRES_SHARED(Locks::mutator_lock_) {
+                                              int in, IdentitySource source)
+    REQUIRES_SHARED(Locks::mutator_lock_) {
   if (in < 0) {
     return 0u;
   }
   mirror::Object* object = frame.GetVRegReference(frame.NumberOfVRegs() - ins_size + in);
-  return object == nullptr ? 0u : static_cast<uint32_t>(object->IdentityHashCode());
+  if (object == nullptr) {
+    return 0u;
+  }
+  switch (source.type) {
+    case 'J':
+      return FoldIdentity(static_cast<uint64_t>(object->GetField64(MemberOffset(source.offset))));
+    case 'L': {
+      mirror::Object* field = object->GetFieldObject<mirror::Object>(MemberOffset(source.offset));
+      return field == nullptr ? 0u : static_cast<uint32_t>(field->IdentityHashCode());
+    }
+    default:
+      return static_cast<uint32_t>(object->IdentityHashCode());
+  }
 }
 
 // Execute(), entering `frame`'s method (not resuming a deoptimized frame), right after its entry
@@ -92,9 +131,11 @@ ALWAYS_INLINE inline void TraceTaskOnEntry(Thread* self, const ShadowFrame& fram
       continue;
     }
     const TaskMethod& row = kTaskMethods[gTaskRows[i]];
-    const uint32_t task = IdentityInFrame(frame, ins_size, InRegisterOf(row.signature, row.task));
+    const TaskSources& sources = gTaskSources[i];
+    const uint32_t task =
+        IdentityInFrame(frame, ins_size, InRegisterOf(row.signature, row.task), sources.task);
     const uint32_t queue =
-        IdentityInFrame(frame, ins_size, InRegisterOf(row.signature, row.queue));
+        IdentityInFrame(frame, ins_size, InRegisterOf(row.signature, row.queue), sources.queue);
     tp::Task<uintptr_t>(BlockOf(self), row.kind, task, queue, TidOf(self));
     return;
   }

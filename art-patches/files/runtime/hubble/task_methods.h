@@ -43,6 +43,18 @@ namespace hubble {
 constexpr int kReceiver = 0;
 constexpr int kNoObject = -1;
 
+// Where the identity of an object that code synchronizes on comes from instead of its identity
+// hash code: hashing it stores the hash in its lock word, and its next `synchronized` then
+// inflates a monitor, on every later lock too (monitor.cc: a hashed lock word cannot hold a thin
+// lock). An instance field of it that is unique and stable for its life: a `long` (type "J",
+// its value) or a reference (that object's hash; nothing locks it). {nullptr, nullptr}: the
+// object's own identity hash code.
+struct IdentityField {
+  const char* name;
+  const char* type;
+};
+inline constexpr IdentityField kHashCode = {nullptr, nullptr};
+
 struct TaskMethod {
   const char* descriptor;
   const char* name;
@@ -50,18 +62,26 @@ struct TaskMethod {
   tp::TaskKind kind;
   int task;   // kReceiver or a parameter number
   int queue;  // kReceiver, a parameter number or kNoObject
+  IdentityField task_field = kHashCode;
+  IdentityField queue_field = kHashCode;
 };
+
+// Thread.start() and Thread.join() are synchronized: a thread is known by its id (Thread.tid).
+inline constexpr IdentityField kThreadId = {"tid", "J"};
 
 // Android 14's framework (libcore and frameworks/base at android-14.0.0_r15). Every method is an
 // instance method with a code item (none is native or abstract): tasks.cc refuses any other.
 inline constexpr TaskMethod kTaskMethods[] = {
     {"Ljava/util/concurrent/ThreadPoolExecutor;", "execute", "(Ljava/lang/Runnable;)V",
      tp::TaskKind::kSubmit, 1, kReceiver},
+    // execute() is synchronized: the executor is known by its queue of tasks.
     {"Landroid/os/AsyncTask$SerialExecutor;", "execute", "(Ljava/lang/Runnable;)V",
-     tp::TaskKind::kSubmit, 1, kReceiver},
+     tp::TaskKind::kSubmit, 1, kReceiver, kHashCode, {"mTasks", "Ljava/util/ArrayDeque;"}},
+    // Every MessageQueue method locks the queue: it is known by its native queue's address.
     {"Landroid/os/MessageQueue;", "enqueueMessage", "(Landroid/os/Message;J)Z",
-     tp::TaskKind::kSubmit, 1, kReceiver},
-    {"Ljava/lang/Thread;", "start", "()V", tp::TaskKind::kSubmit, kReceiver, kNoObject},
+     tp::TaskKind::kSubmit, 1, kReceiver, kHashCode, {"mPtr", "J"}},
+    {"Ljava/lang/Thread;", "start", "()V", tp::TaskKind::kSubmit, kReceiver, kNoObject,
+     kThreadId},
     {"Ljava/util/concurrent/ThreadPoolExecutor;", "beforeExecute",
      "(Ljava/lang/Thread;Ljava/lang/Runnable;)V", tp::TaskKind::kBeginUntilEnd, 2, kReceiver},
     {"Ljava/util/concurrent/ThreadPoolExecutor;", "afterExecute",
@@ -70,7 +90,7 @@ inline constexpr TaskMethod kTaskMethods[] = {
      kNoObject},
     {"Landroid/os/Handler;", "dispatchMessage", "(Landroid/os/Message;)V",
      tp::TaskKind::kBegin, 1, kNoObject},
-    {"Ljava/lang/Thread;", "run", "()V", tp::TaskKind::kBegin, kReceiver, kNoObject},
+    {"Ljava/lang/Thread;", "run", "()V", tp::TaskKind::kBegin, kReceiver, kNoObject, kThreadId},
 };
 inline constexpr size_t kNumTaskMethods = sizeof(kTaskMethods) / sizeof(kTaskMethods[0]);
 

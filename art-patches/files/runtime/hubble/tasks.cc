@@ -20,7 +20,10 @@
 #include "hubble/tasks.h"
 
 #include <mutex>
+#include <string>
+#include <string_view>
 
+#include "art_field-inl.h"
 #include "art_method-inl.h"
 #include "base/logging.h"
 #include "class_linker.h"
@@ -45,8 +48,53 @@ namespace {
 
 std::mutex gInstallLock;  // one install at a time; the table is written once
 
+// The descriptor of the class of a row's object: the method's class for kReceiver, a reference
+// parameter's type otherwise ("" if the signature has no such reference parameter).
+std::string ObjectDescriptor(const TaskMethod& m, int object) {
+  if (object == kReceiver) {
+    return m.descriptor;
+  }
+  const std::string_view signature(m.signature);
+  int param = 1;
+  for (size_t i = 1; i < signature.size() && signature[i] != ')'; ++param) {
+    size_t end = i;
+    while (signature[end] == '[') {
+      ++end;
+    }
+    end = signature[end] == 'L' ? signature.find(';', end) + 1 : end + 1;
+    if (param == object) {
+      return signature[i] == 'L' ? std::string(signature.substr(i, end - i)) : std::string();
+    }
+    i = end;
+  }
+  return std::string();
+}
+
+// Where a row's object gets its identity: its IdentityField resolved in its class (the field
+// may be declared by a superclass), or its hash code if the field has no name, or this build's
+// class lacks it (logged: its next lock may then inflate).
+IdentitySource ResolveIdentity(Thread* self, const TaskMethod& m, int object, IdentityField field)
+    REQUIRES_SHARED(Locks::mutator_lock_) {
+  if (field.name == nullptr || object == kNoObject) {
+    return kHashSource;
+  }
+  const std::string descriptor = ObjectDescriptor(m, object);
+  ObjPtr<mirror::Class> klass =
+      descriptor.empty()
+          ? nullptr
+          : Runtime::Current()->GetClassLinker()->FindSystemClass(self, descriptor.c_str());
+  ArtField* f = klass == nullptr ? nullptr : klass->FindInstanceField(field.name, field.type);
+  if (f == nullptr) {
+    self->ClearException();
+    LOG(WARNING) << "hubble: no field " << field.name << " " << field.type << " in " << descriptor
+                 << ": " << m.name << "'s records use its identity hash code";
+    return kHashSource;
+  }
+  return IdentitySource{f->GetOffset().Uint32Value(), field.type[0]};
+}
+
 // The table's rows this build has, resolved (mutator lock held, shared).
-size_t ResolveTaskMethods(Thread* self, ArtMethod** methods, int* rows)
+size_t ResolveTaskMethods(Thread* self, ArtMethod** methods, int* rows, TaskSources* sources)
     REQUIRES_SHARED(Locks::mutator_lock_) {
   ClassLinker* linker = Runtime::Current()->GetClassLinker();
   size_t found = 0;
@@ -70,6 +118,8 @@ size_t ResolveTaskMethods(Thread* self, ArtMethod** methods, int* rows)
     }
     methods[found] = method;
     rows[found] = static_cast<int>(row);
+    sources[found] = {ResolveIdentity(self, m, m.task, m.task_field),
+                      ResolveIdentity(self, m, m.queue, m.queue_field)};
     ++found;
   }
   return found;
@@ -93,10 +143,11 @@ size_t InstallTaskRecords(Thread* self) {
   }
   ArtMethod* methods[kNumTaskMethods] = {};
   int rows[kNumTaskMethods] = {};
+  TaskSources sources[kNumTaskMethods] = {};
   size_t found;
   {
     ScopedObjectAccess soa(self);
-    found = ResolveTaskMethods(self, methods, rows);
+    found = ResolveTaskMethods(self, methods, rows, sources);
   }
   if (found == 0) {
     return 0;
@@ -122,7 +173,7 @@ size_t InstallTaskRecords(Thread* self) {
     }
     // Published with every thread suspended: no entry of these methods is half-way through the
     // hook while the table appears.
-    PublishTaskMethods(methods, rows, found);
+    PublishTaskMethods(methods, rows, found, sources);
   }
   LOG(INFO) << "hubble: task records from " << found << " of " << kNumTaskMethods
             << " framework methods";

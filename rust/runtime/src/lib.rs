@@ -41,7 +41,7 @@ use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 pub use art::{Art, CxxArt, ThreadHandle};
-pub use control::{Anr, Config, Control, RuntimeError, ANR_REASON};
+pub use control::{Anr, Config, Control, RuntimeError, ANR_REASON, ATTACH_WAIT};
 pub use props::Command;
 
 /// The cxx bridge. ART calls the `extern "Rust"` functions (C++ names in `art::hubble`); the

@@ -425,6 +425,63 @@ fn a_thread_that_exits_after_answering_a_stop_keeps_its_records_and_frees_its_bl
     a.exit();
 }
 
+/// A thread born while a flush holds the registry (the flush waits for a thread that has not
+/// answered its stop yet) is not held up for the flush's length: its own attach gives up after
+/// `ATTACH_WAIT` and it runs on untraced; the control thread's rebalance after the flush starts
+/// it. Before, it waited for the registry as long as the flush did (up to the stop timeout, with
+/// ART's Thread.start() caller waiting for it to run).
+#[test]
+fn a_thread_born_during_a_flush_is_not_held_up_by_it() {
+    let (c, files) = pool_control(Duration::from_secs(20));
+    c.start_tracing().unwrap();
+    let slow: Arc<FakeThread> = Arc::from(FakeThread::new());
+    c.thread_attached(slow.handle(), 600, "slow", false);
+    c.rebalance().unwrap();
+    let p = c.pool().unwrap();
+    // Runnable, wrote a call, then silent (no trace point, no suspend check) until it answers
+    // below, after the newborn's attach: the flush holds the registry until then.
+    slow.to_runnable();
+    assert!(slow.pool_entry(p, 600, method(600, 0), c.art().timer()));
+    let flusher = {
+        let c = c.clone();
+        std::thread::spawn(move || c.flush(0, "held"))
+    };
+    // The flush holds the registry once it has rung the doorbell.
+    while slow.block.stop.load(Ordering::Acquire) == 0 {
+        std::thread::yield_now();
+    }
+    let newborn: Arc<FakeThread> = Arc::from(FakeThread::new());
+    let (tx, rx) = mpsc::channel();
+    {
+        let (c, t) = (c.clone(), newborn.clone());
+        std::thread::spawn(move || {
+            tx.send(c.thread_attached_itself(t.handle(), 601, "newborn", false))
+        });
+    }
+    let started = rx
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the newborn's attach waited for the flush");
+    assert!(
+        !started,
+        "it cannot have started under the flush's registry lock"
+    );
+    assert!(!flusher.is_finished(), "the flush was still waiting");
+    // Now the slow thread answers (its next trace point is not written), and the flush ends.
+    assert!(!slow.pool_exit(p, 600, c.art().timer()));
+    slow.to_native();
+    flusher.join().unwrap().unwrap();
+    // The control thread's answer to the attach: the newborn is traced from here on.
+    c.rebalance().unwrap();
+    newborn.to_runnable();
+    let now = c.art().timer();
+    assert!(
+        newborn.pool_entry(p, 601, method(601, 0), now),
+        "traced after the rebalance"
+    );
+    newborn.to_native();
+    assert!(!files.files.lock().unwrap().is_empty());
+}
+
 /// A thread spinning in a loop without calls (runnable, no trace point; the loop's back edge
 /// checks for suspension) while every thread is flushed, and while an ANR flushes them: each
 /// flush asks it for a checkpoint, which answers its stop at its next suspend check, so both

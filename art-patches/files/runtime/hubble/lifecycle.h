@@ -54,8 +54,8 @@ void OnProcessStarted(Thread* self) REQUIRES(!Locks::thread_list_lock_);
 // thread itself, before it runs Java code, holding no ART lock: not runtime_shutdown_lock_
 // (Init's), which every thread start and every GC request takes, because in many-thread mode
 // the control plane starts tracing the thread before this returns and may wait for its registry
-// meanwhile (at most a flush's stop timeout, as OnThreadDetaching may). So the thread's first
-// Java frame, its Thread.run(), is recorded.
+// meanwhile (at most 2 ms: during a flush the thread goes on untraced until the control thread
+// starts it). So the thread's first Java frame, its Thread.run(), is recorded.
 void OnThreadAttached(Thread* thread)
     REQUIRES(!Locks::runtime_shutdown_lock_, !Locks::thread_list_lock_);
 

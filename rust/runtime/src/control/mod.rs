@@ -33,6 +33,7 @@ mod tick;
 
 pub use anr::{Anr, ANR_REASON};
 pub use config::Config;
+pub use registry::ATTACH_WAIT;
 
 use anr::AnrState;
 use registry::{Registry, Report};

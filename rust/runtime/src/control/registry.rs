@@ -5,6 +5,8 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
+use std::sync::TryLockError;
+use std::time::{Duration, Instant};
 
 use crate::anchors::Anchors;
 use crate::art::{block_at, Art, ThreadHandle};
@@ -14,6 +16,11 @@ use crate::props::{self, Command};
 use crate::ring::Ring;
 
 use super::{lock, Control};
+
+/// How long a thread being born waits for the registry to start its own tracing
+/// ([`Control::thread_attached_itself`]): longer than a rebalance or a flush's copy of a few
+/// threads, far shorter than a flush waiting for a stop.
+pub const ATTACH_WAIT: Duration = Duration::from_millis(2);
 
 /// A thread traced in its own ring.
 pub(super) struct Traced {
@@ -163,8 +170,10 @@ impl<A: Art> Control<A> {
     /// tracing here and now, under the registry lock as every start does, so that its first
     /// trace point (its `Thread.run()`, a task's begin) is recorded; otherwise it is queued as
     /// [`Control::thread_attached`] does, for the control thread. Returns whether it started
-    /// (then no rebalance is needed for it). Like [`Control::thread_detached`], it may wait for
-    /// the registry while the control thread holds it (a flush: at most its stop timeout).
+    /// (then no rebalance is needed for it). It waits for the registry at most
+    /// [`ATTACH_WAIT`]: a flush holds it for its stop and copy (up to the stop timeout), and a
+    /// thread being born must not wait that long; it is then started by the control thread's
+    /// rebalance after the flush, missing the trace points it ran meanwhile.
     pub fn thread_attached_itself(
         &self,
         thread: ThreadHandle,
@@ -176,7 +185,9 @@ impl<A: Art> Control<A> {
         let Some(p) = &self.pool else {
             return false;
         };
-        let mut reg = self.registry();
+        let Some(mut reg) = self.registry_within(ATTACH_WAIT) else {
+            return false;
+        };
         if !reg.tracing_on {
             return false;
         }
@@ -247,6 +258,29 @@ impl<A: Art> Control<A> {
         let mut reg = lock(&self.registry);
         self.apply_reports(&mut reg);
         reg
+    }
+
+    /// [`Control::registry`] if it can be had within `wait` (polled: the holder is a flush or a
+    /// rebalance, not a waiter to be woken), else None.
+    fn registry_within(&self, wait: Duration) -> Option<std::sync::MutexGuard<'_, Registry>> {
+        let deadline = Instant::now() + wait;
+        loop {
+            match self.registry.try_lock() {
+                Ok(mut reg) => {
+                    self.apply_reports(&mut reg);
+                    return Some(reg);
+                }
+                Err(TryLockError::Poisoned(p)) => {
+                    let mut reg = p.into_inner();
+                    self.apply_reports(&mut reg);
+                    return Some(reg);
+                }
+                Err(TryLockError::WouldBlock) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_micros(50));
+                }
+                Err(TryLockError::WouldBlock) => return None,
+            }
+        }
     }
 
     /// A thread is detaching. Called on the thread itself (it runs no trace point meanwhile,

@@ -445,11 +445,11 @@ fn a_flush_between_ticks_forgets_the_calls_in_progress() {
 }
 
 /// A class loader is unloaded and a new class's method lands at one of its `ArtMethod*`
-/// addresses (ART reuses the memory). The tick whose stretch began before the unload names
-/// that pointer from the dead loader's names (it cannot tell which of its records came after
-/// the unload); what it learns there must not stick to the pointer: a later call of the new
-/// method, in a stretch that began after the unload, is timed as the method it is. (A tick
-/// reads the records up to the cursor the tick before it saw: the module's one-tick lag.)
+/// addresses (ART reuses the memory). The tick whose stretch began before the unload names the
+/// old method's records by the dead loader's name; what it learns there must not stick to the
+/// pointer: a later call of the new method, in a stretch that began after the unload, is timed
+/// as the method it is. (A tick reads the records up to the cursor the tick before it saw: the
+/// module's one-tick lag.)
 #[test]
 fn a_reused_method_address_is_classified_by_its_new_method() {
     const LOADER: usize = 0x5000_0000;
@@ -457,6 +457,7 @@ fn a_reused_method_address_is_classified_by_its_new_method() {
     let r = rig(JANK);
     // The old method at that address, not watched, then the unload and the new method.
     r.call(reused, 10, 60);
+    r.c.art().set_timer(T0 + 65 * MS);
     r.unload_and_reuse_as_do_frame(LOADER);
     r.tick_at(70);
     // Reads 10..60, a stretch that began before the unload: the old method, nothing fires.
@@ -467,6 +468,28 @@ fn a_reused_method_address_is_classified_by_its_new_method() {
     r.tick_at(160);
     r.tick_at(170);
     assert_eq!(r.reasons(), vec!["jank"], "{:?}", r.c.triggers().fired());
+}
+
+/// Both calls in one stretch that began before the unload: each record is classified by when
+/// it was written, the old method's 80 ms call (before the unload) as the dead loader's
+/// unwatched method, the new method's 50 ms doFrame (after it) as doFrame, which fires. By the
+/// stretch's epoch both were the old method and nothing fired; by the live name both were
+/// doFrame and the 80 ms call fired.
+#[test]
+fn one_stretch_holding_a_reused_address_before_and_after_the_unload_times_each_call_as_its_method()
+{
+    const LOADER: usize = 0x5000_0000;
+    let reused = LOADER as u64 + 8;
+    let r = rig(JANK);
+    r.call(reused, 10, 90);
+    r.c.art().set_timer(T0 + 95 * MS);
+    r.unload_and_reuse_as_do_frame(LOADER);
+    r.call(reused, 100, 150);
+    // The first tick after 0 only sees the cursor; the next reads 10..150 in one stretch.
+    r.tick_at(160);
+    r.tick_at(170);
+    assert_eq!(r.reasons(), vec!["jank"]);
+    one_firing(&r.c.triggers().fired(), true, 50);
 }
 
 /// The same with the cache's epoch check alone: the address was classified while the old

@@ -77,6 +77,20 @@ impl<A: Art> TraceSource for Control<A> {
         );
     }
 
+    fn dead_at(&self, pointers: &[u64]) -> Vec<(u64, Vec<crate::symbols::Dead>)> {
+        let mut out = Vec::new();
+        for chunk in pointers.chunks(crate::symbols::RESOLVE_CHUNK) {
+            let sym = lock(&self.symbols);
+            for &p in chunk {
+                let gens = sym.dead_at(p);
+                if !gens.is_empty() {
+                    out.push((p, gens.to_vec()));
+                }
+            }
+        }
+        out
+    }
+
     fn flush_thread(&self, thread: ThreadHandle, reason: &str) -> Option<PathBuf> {
         // Logged and counted by flush itself.
         self.flush(thread, reason).ok().and_then(|f| f.path)

@@ -90,6 +90,9 @@ pub(crate) trait TraceSource {
     /// Names for `pointers` seen in records written after the symbol epoch was `epoch`
     /// ([`crate::symbols::resolve_missing`]).
     fn resolve_names(&self, pointers: &[u64], epoch: u64, names: &mut [Option<Arc<str>>]);
+    /// The methods that died at each of `pointers` (oldest first), for those with any: a
+    /// record's time then says which method it names ([`crate::reuse`]).
+    fn dead_at(&self, pointers: &[u64]) -> Vec<(u64, Vec<crate::symbols::Dead>)>;
     /// Flushes `thread` with `reason`: the file written, if any (a failure is the flush's to
     /// log and count).
     fn flush_thread(&self, thread: ThreadHandle, reason: &str) -> Option<PathBuf>;
@@ -151,6 +154,8 @@ struct State {
     classes: HashMap<u64, u64, BuildHasherDefault<PointerHasher>>,
     /// Symbol epoch the classification belongs to (an unload may reuse addresses).
     classes_epoch: u64,
+    /// Pointers at which a dead loader's method lived: a record's mask depends on its time.
+    generations: HashMap<u64, Generations, BuildHasherDefault<PointerHasher>>,
     readers: HashMap<ThreadHandle, Reader>,
     /// Reason → timer value of its last flush.
     last_flush: HashMap<String, u64>,
@@ -179,6 +184,24 @@ struct Reader {
 enum Place {
     Ring(ring::RingPlace),
     Pool(pool::PoolPlace),
+}
+
+/// The methods one address named: each dead one's unload time and mask, oldest first, and the
+/// live one's mask once a record written after the last unload asked for it (before that, the
+/// address may be free: its name must not be asked of ART).
+struct Generations {
+    dead: Vec<(u64, u64)>,
+    live: Option<u64>,
+}
+
+impl Generations {
+    /// The mask of the method a record written at `t` named; None: the live one, not named yet.
+    fn mask_at(&self, t: u64) -> Option<u64> {
+        match self.dead.iter().find(|(died, _)| *died > t) {
+            Some(&(_, mask)) => Some(mask),
+            None => self.live,
+        }
+    }
 }
 
 /// A timer value and the symbol epoch, read together at a tick.
@@ -368,34 +391,44 @@ pub(crate) fn tick(triggers: &Triggers, source: &impl TraceSource) {
     st.renew_classes(now.epoch);
     let mode = source.mode();
     let stretches = st.copy_stretches(source, now, || source.timer());
-    let provisional = st.classify(source, &stretches, mode);
+    let provisional = st.classify(source, &stretches, mode, now.epoch);
     let hz = source.timer_hz();
     let thresholds: Vec<u64> = st.specs.iter().map(|s| ticks_of(s.threshold, hz)).collect();
     let mut hits = Vec::new();
     for s in &stretches {
+        if !st.readers.contains_key(&s.thread) {
+            continue;
+        }
+        let mut recs = std::mem::take(&mut st.recs);
+        let dated = date(&st.buf[s.start..s.end], mode, s, now.timer, &mut recs);
+        if dated {
+            st.name_live_generations(source, &recs, now.epoch);
+        }
         let State {
-            buf,
             readers,
             classes,
-            recs,
+            generations,
             ..
         } = &mut *st;
-        let Some(r) = readers.get_mut(&s.thread) else {
-            continue;
-        };
+        let r = readers.get_mut(&s.thread).expect("looked up above");
         if s.lost {
             r.forget_calls();
         }
-        if !date(&buf[s.start..s.end], mode, s, now.timer, recs) {
+        if !dated {
             info!(
                 "hubble: triggers: thread {:#x}: a stretch of its ring does not decode or \
                  cannot be dated; its calls in progress are forgotten",
                 s.thread
             );
             r.forget_calls();
+            st.recs = recs;
             continue;
         }
-        run_calls(r, recs, classes, &thresholds, s.thread, &mut hits);
+        let mask_of = |p: u64, t: u64| match generations.get(&p) {
+            Some(g) => g.mask_at(t).unwrap_or(0),
+            None => classes.get(&p).copied().unwrap_or(0),
+        };
+        run_calls(r, &recs, mask_of, &thresholds, s.thread, &mut hits);
         // Calls still open at the end of the stretch ran at least until the timer read
         // before its end was seen.
         for o in &mut r.open {
@@ -414,6 +447,7 @@ pub(crate) fn tick(triggers: &Triggers, source: &impl TraceSource) {
                 }
             }
         }
+        st.recs = recs;
     }
     for p in provisional {
         st.classes.remove(&p);
@@ -560,35 +594,41 @@ impl State {
     fn renew_classes(&mut self, epoch: u64) {
         if self.classes_epoch != epoch || self.classes.len() > MAX_CLASSIFIED {
             self.classes.clear();
+            self.generations.clear();
             self.classes_epoch = epoch;
         }
     }
 
-    /// Returns the pointers classified from names older than `classes_epoch` (a stretch that
-    /// began before an unload gets the dead loader's names): the tick drops them from
-    /// `classes` when it ends, since a new method may live at that address now.
+    /// The mask of `name` against the triggers.
+    fn mask_of(&self, name: Option<&str>) -> u64 {
+        name.map_or(0, |n| {
+            self.specs
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.method.matches(n))
+                .fold(0u64, |m, (i, _)| m | 1 << i)
+        })
+    }
+
+    /// Classifies every entry pointer of the stretches not classified yet. A pointer a dead
+    /// loader's method had goes to `generations` (each record is then classified by its time,
+    /// in [`State::name_live_generations`] and `run_calls`); the others are named at the epoch
+    /// read before the dead methods were looked up (`epoch`: one that dies later is named from
+    /// the cache, never by ART). Returns the pointers classified while an unload happened (their
+    /// names may be a dead loader's): the tick drops them from `classes` when it ends.
     fn classify(
         &mut self,
         source: &impl TraceSource,
         stretches: &[Stretch],
         mode: Mode,
+        epoch: u64,
     ) -> Vec<u64> {
         let mut unknown: Vec<u64> = Vec::new();
-        // Names as of the oldest stretch's start (symbols::resolve_missing: a pointer of a
-        // loader unloaded since then is named from the dead-loader names, never by ART).
-        // A backfill may hold records of any age: its pointers get dead-loader names if any.
-        let Some(epoch) = stretches
-            .iter()
-            .map(|s| if s.backfill.is_some() { 0 } else { s.low.epoch })
-            .min()
-        else {
-            return Vec::new();
-        };
         for s in stretches {
             let fresh = s.backfill.is_some();
             let _ = decode_forward(&self.buf[s.start..s.end], mode, fresh, |r| {
                 if let Rec::Entry(p, _) = r {
-                    if !self.classes.contains_key(&p) {
+                    if !self.classes.contains_key(&p) && !self.generations.contains_key(&p) {
                         unknown.push(p);
                     }
                 }
@@ -599,24 +639,61 @@ impl State {
         }
         unknown.sort_unstable();
         unknown.dedup();
+        for (p, dead) in source.dead_at(&unknown) {
+            let dead = dead
+                .iter()
+                .map(|d| (d.at, self.mask_of(Some(&d.name))))
+                .collect();
+            self.generations.insert(p, Generations { dead, live: None });
+        }
+        unknown.retain(|p| !self.generations.contains_key(p));
         let mut names: Vec<Option<Arc<str>>> = vec![None; unknown.len()];
         source.resolve_names(&unknown, epoch, &mut names);
-        let provisional = if epoch < self.classes_epoch {
+        let provisional = if source.symbol_epoch() != epoch {
             unknown.clone()
         } else {
             Vec::new()
         };
         for (p, name) in unknown.into_iter().zip(names) {
-            let mask = name.map_or(0, |n| {
-                self.specs
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, s)| s.method.matches(&n))
-                    .fold(0u64, |m, (i, _)| m | 1 << i)
-            });
+            let mask = self.mask_of(name.as_deref());
             self.classes.insert(p, mask);
         }
         provisional
+    }
+
+    /// Names the live method of every address in `generations` that a record of `recs`, written
+    /// after the address's last unload, names: a method lives there now (a dead one writes no
+    /// record), so ART may be asked.
+    fn name_live_generations(
+        &mut self,
+        source: &impl TraceSource,
+        recs: &[(Rec, u64)],
+        epoch: u64,
+    ) {
+        let mut ask: Vec<u64> = recs
+            .iter()
+            .filter_map(|&(r, t)| match r {
+                Rec::Entry(p, _) => self
+                    .generations
+                    .get(&p)
+                    .filter(|g| g.mask_at(t).is_none())
+                    .map(|_| p),
+                _ => None,
+            })
+            .collect();
+        if ask.is_empty() {
+            return;
+        }
+        ask.sort_unstable();
+        ask.dedup();
+        let mut names: Vec<Option<Arc<str>>> = vec![None; ask.len()];
+        source.resolve_names(&ask, epoch, &mut names);
+        for (p, name) in ask.into_iter().zip(names) {
+            let mask = self.mask_of(name.as_deref());
+            if let Some(g) = self.generations.get_mut(&p) {
+                g.live = Some(mask);
+            }
+        }
     }
 }
 
@@ -684,7 +761,7 @@ fn date(stretch: &[u64], mode: Mode, s: &Stretch, now: u64, recs: &mut Vec<(Rec,
 fn run_calls(
     r: &mut Reader,
     recs: &[(Rec, u64)],
-    classes: &HashMap<u64, u64, BuildHasherDefault<PointerHasher>>,
+    mask_of: impl Fn(u64, u64) -> u64,
     thresholds: &[u64],
     thread: ThreadHandle,
     hits: &mut Vec<Hit>,
@@ -694,7 +771,7 @@ fn run_calls(
             Rec::Start(_) => r.forget_calls(),
             Rec::Entry(p, _) => {
                 r.depth += 1;
-                let mask = classes.get(&p).copied().unwrap_or(0);
+                let mask = mask_of(p, t);
                 if mask != 0 && r.open.len() < MAX_OPEN {
                     r.open.push(Open {
                         depth: r.depth,

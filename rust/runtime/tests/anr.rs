@@ -18,7 +18,7 @@ use hubble_format::{EventKind, Mode, TraceFile, WindowStart};
 use hubble_runtime::flush::{PendingFile, Storage};
 use hubble_runtime::props::{ANR_INTERVAL, CONSENT};
 use hubble_runtime::{control_loop, request_anr_flush, Anr, Config, Control, Message};
-use hubble_testkit::runtime::{FakeArt, FakeProperties, FakeThread, MemStorage};
+use hubble_testkit::runtime::{entry_methods, FakeArt, FakeProperties, FakeThread, MemStorage};
 
 const MODE: Mode = Mode::Bits64;
 /// A bound on waits that must end quickly; reaching it fails the test (nothing sleeps).
@@ -156,18 +156,6 @@ fn calls(t: &FakeThread, base: u64, depth: u32) -> Vec<u64> {
     methods
 }
 
-fn entries(file: &TraceFile) -> Vec<u64> {
-    file.decode_events()
-        .unwrap()
-        .events
-        .iter()
-        .filter_map(|e| match e.kind {
-            EventKind::Entry { method } => Some(method),
-            _ => None,
-        })
-        .collect()
-}
-
 /// The real control loop on its own thread. Dropping it opens the gate (a failed test must not
 /// leave the loop blocked in a flush) and ends the loop.
 struct Loop {
@@ -296,7 +284,7 @@ fn sigquit_request_returns_at_once_and_each_traced_thread_gets_an_anr_file() {
             file.decode_events().unwrap().start,
             WindowStart::StartRecord
         );
-        by_tid.insert(file.header.tid, entries(&file));
+        by_tid.insert(file.header.tid, entry_methods(&file));
     }
     assert_eq!(by_tid[&100], main_calls);
     assert_eq!(by_tid[&101], worker_calls);

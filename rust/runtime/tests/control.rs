@@ -10,7 +10,7 @@ use hubble_format::{EventKind, Mode, TraceFile, WindowStart};
 use hubble_runtime::flush::{FsStorage, Storage};
 use hubble_runtime::props::CONSENT;
 use hubble_runtime::{Config, Control, RuntimeError};
-use hubble_testkit::runtime::{FailingStorage, FakeArt, FakeProperties, FakeThread};
+use hubble_testkit::runtime::{entry_methods, FailingStorage, FakeArt, FakeProperties, FakeThread};
 
 const MODE: Mode = Mode::Bits64;
 
@@ -148,15 +148,7 @@ fn flush_of_a_thread_in_native_writes_a_decodable_file_and_restarts() {
     assert_eq!(file.header.ring_bytes, 64 << 10);
     let decoded = file.decode_events().unwrap();
     assert_eq!(decoded.start, WindowStart::StartRecord);
-    let entries: Vec<u64> = decoded
-        .events
-        .iter()
-        .filter_map(|e| match e.kind {
-            EventKind::Entry { method } => Some(method),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(entries, methods);
+    assert_eq!(entry_methods(&file), methods);
     let exits = decoded
         .events
         .iter()
@@ -398,17 +390,7 @@ fn a_ring_window_names_a_reused_address_by_when_each_record_ran() {
             "B's record (idle gap: {idle_gap})"
         );
         assert_eq!(f.symbols[&alias], FakeArt::name_of(m), "A's record");
-        let entries: Vec<u64> = f
-            .decode_events()
-            .unwrap()
-            .events
-            .iter()
-            .filter_map(|e| match e.kind {
-                EventKind::Entry { method } => Some(method),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(entries, [alias, m], "A's call, then B's");
+        assert_eq!(entry_methods(&f), [alias, m], "A's call, then B's");
     }
 }
 

@@ -433,3 +433,16 @@ impl Storage for FailingStorage {
         hubble_runtime::flush::FsStorage.remove(path)
     }
 }
+
+/// The methods of a file's entries, in order (its events decoded).
+pub fn entry_methods(file: &hubble_format::TraceFile) -> Vec<u64> {
+    file.decode_events()
+        .expect("the file's events decode")
+        .events
+        .iter()
+        .filter_map(|e| match e.kind {
+            hubble_format::EventKind::Entry { method } => Some(method),
+            _ => None,
+        })
+        .collect()
+}

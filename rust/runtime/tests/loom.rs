@@ -295,3 +295,62 @@ fn restart_after_stop_sees_fresh_limit_or_resumes_on_stale_one() {
         );
     });
 }
+
+/// A checkpoint the control thread asked for may run on the traced thread after the stop was
+/// answered (by a trace point) and tracing restarted: it must see the restart's `stop = 0`
+/// whenever it sees the restart's cursor, and change nothing. `answer` is the checkpoint's body.
+fn late_checkpoint(answer: fn(&ThreadBlock)) {
+    loom::model(move || {
+        let sh = Arc::new(Shared {
+            block: ThreadBlock::default(),
+            ring: Ring::new(64).unwrap(),
+            state: State::new(true),
+        });
+        let slots = sh.ring.slots();
+        block::start(&sh.block, slots, MODE, 0, 1);
+        block::request_stop(&sh.block);
+        assert!(
+            !block::trace_exit(&sh.block, &slots, 5),
+            "the trace point answers"
+        );
+        let end = block::poll_stopped(&sh.block).expect("published");
+        let t = {
+            let sh = sh.clone();
+            loom::thread::spawn(move || answer(&sh.block))
+        };
+        let cursor = block::start(&sh.block, slots, MODE, slots.offset(end), 6);
+        t.join().unwrap();
+        assert_eq!(
+            sh.block.cursor.load(Ordering::Relaxed),
+            cursor,
+            "the checkpoint stopped tracing after the restart"
+        );
+        assert_eq!(
+            block::poll_stopped(&sh.block),
+            None,
+            "an end published after the restart"
+        );
+    });
+}
+
+#[test]
+fn a_late_stop_checkpoint_leaves_a_restarted_thread_tracing() {
+    late_checkpoint(block::answer_stop_at_suspend_check);
+}
+
+/// The checkpoint's body without its acquire fence: it may pair the restart's cursor with the
+/// old `stop`, and stop tracing for good.
+fn answer_without_the_fence(b: &ThreadBlock) {
+    let cursor = b.cursor.load(Ordering::Relaxed);
+    if cursor == 0 || b.stop.load(Ordering::Relaxed) == 0 {
+        return;
+    }
+    b.cursor.store(0, Ordering::Relaxed);
+    b.stop.store(cursor, Ordering::Release);
+}
+
+#[test]
+#[should_panic]
+fn without_the_fence_a_late_checkpoint_can_stop_a_restarted_thread() {
+    late_checkpoint(answer_without_the_fence);
+}

@@ -67,6 +67,17 @@ struct Shared {
     state: State,
 }
 
+/// A runnable thread tracing into a ring of `ring_bytes`, started at its first slot.
+fn tracing(ring_bytes: usize) -> Arc<Shared> {
+    let sh = Arc::new(Shared {
+        block: ThreadBlock::default(),
+        ring: Ring::new(ring_bytes).unwrap(),
+        state: State::new(true),
+    });
+    block::start(&sh.block, sh.ring.slots(), MODE, 0, 1);
+    sh
+}
+
 fn snapshot(s: Slots<'_>) -> Vec<u64> {
     s.slots.iter().map(|x| x.load(Ordering::Relaxed)).collect()
 }
@@ -148,13 +159,8 @@ fn check_window(slots: &[u64], base: usize, end: usize, written: &[Record]) {
 fn model(ops: Vec<Op>, ring_bytes: usize, force: fn(&ThreadBlock, &State) -> ForceStop) {
     let ops = std::sync::Arc::new(ops);
     loom::model(move || {
-        let sh = Arc::new(Shared {
-            block: ThreadBlock::default(),
-            ring: Ring::new(ring_bytes).unwrap(),
-            state: State::new(true),
-        });
+        let sh = tracing(ring_bytes);
         let slots = sh.ring.slots();
-        block::start(&sh.block, slots, MODE, 0, 1);
         let t = {
             let (sh, ops) = (sh.clone(), ops.clone());
             loom::thread::spawn(move || traced(&sh, &ops))
@@ -256,13 +262,8 @@ fn restart_after_stop_sees_fresh_limit_or_resumes_on_stale_one() {
     // Stop, restart at the end position while the thread keeps tracing: the LDP may pair the
     // new cursor with the old limit 0; the slow path must resume, not stop or drop the record.
     loom::model(|| {
-        let sh = Arc::new(Shared {
-            block: ThreadBlock::default(),
-            ring: Ring::new(64).unwrap(),
-            state: State::new(true),
-        });
+        let sh = tracing(64);
         let slots = sh.ring.slots();
-        block::start(&sh.block, slots, MODE, 0, 1);
         let t = {
             let sh = sh.clone();
             loom::thread::spawn(move || traced(&sh, &[Op::Exit, Op::Exit, Op::Exit, Op::ToNative]))
@@ -301,13 +302,8 @@ fn restart_after_stop_sees_fresh_limit_or_resumes_on_stale_one() {
 /// whenever it sees the restart's cursor, and change nothing. `answer` is the checkpoint's body.
 fn late_checkpoint(answer: fn(&ThreadBlock)) {
     loom::model(move || {
-        let sh = Arc::new(Shared {
-            block: ThreadBlock::default(),
-            ring: Ring::new(64).unwrap(),
-            state: State::new(true),
-        });
+        let sh = tracing(64);
         let slots = sh.ring.slots();
-        block::start(&sh.block, slots, MODE, 0, 1);
         block::request_stop(&sh.block);
         assert!(
             !block::trace_exit(&sh.block, &slots, 5),

@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
-use hubble_format::pool::ThreadStream;
+use hubble_format::pool::{BlockInfo, ThreadStream};
 use hubble_format::ring::{walk_back_anchored, RingView, Walked};
 use hubble_format::slot::{Record, PAD, START, TASK, WIDE_ENTRY};
 use hubble_format::time::BackwardClock;
@@ -37,9 +37,15 @@ pub fn split_reused(
     }
     let mut found = Found::new();
     for (si, stream) in streams.iter().enumerate() {
-        each_entry(stream, now, mode, |at, narrow, method, time| {
-            found.add(dead, si, at, narrow, method, time);
-        });
+        each_entry(
+            &stream.slots,
+            &stream.blocks,
+            now,
+            mode,
+            |at, narrow, method, time| {
+                found.add(dead, si, at, narrow, method, time);
+            },
+        );
     }
     let mut slots: Vec<&mut [u64]> = streams.iter_mut().map(|s| &mut s.slots[..]).collect();
     found.decide(dead, &mut slots)
@@ -86,13 +92,8 @@ pub fn split_reused_window(
     }
     // The same entries by slot, oldest first; the walk may have left out a half record at the
     // oldest end, so the two lists are matched from the newest.
-    let one = [ThreadStream {
-        tid: 0,
-        blocks: Vec::new(),
-        slots: window.to_vec(),
-    }];
     let mut slots = Vec::new();
-    each_entry(&one[0], reference, mode, |at, narrow, method, _| {
+    each_entry(window, &[], reference, mode, |at, narrow, method, _| {
         slots.push((at, narrow, method))
     });
     let mut found = Found::new();
@@ -178,22 +179,23 @@ impl Found {
     }
 }
 
-/// Calls `visit(slot, narrow, method, time)` for every entry of `stream`, oldest first: the
+/// Calls `visit(slot, narrow, method, time)` for every entry of `slots` (a thread's run made of
+/// `blocks`, or with none a window whose times the caller takes elsewhere), oldest first: the
 /// slot holding its method (the low word of a one-slot entry, or the first slot of a two-slot
 /// one) and its full timer value, rebuilt forwards from each block's take time (records of a
 /// block are less than 2^32 ticks apart unless the thread sat idle inside it, which then dates
 /// the later ones one wrap early: a method still on the right side of an unload that happened
 /// during such a gap is the only case it can misname).
 fn each_entry(
-    stream: &ThreadStream,
+    slots: &[u64],
+    blocks: &[BlockInfo],
     now: u64,
     mode: Mode,
     mut visit: impl FnMut(usize, bool, u64, u64),
 ) {
-    let slots = &stream.slots;
     let mut block = 0;
-    let mut block_end = stream.blocks.first().map_or(slots.len(), |b| b.used);
-    let mut clock = stream.blocks.first().map_or(now, |b| b.time);
+    let mut block_end = blocks.first().map_or(slots.len(), |b| b.used);
+    let mut clock = blocks.first().map_or(now, |b| b.time);
     let mut i = 0;
     let lo = |s: u64| s as u32;
     let hi = |s: u64| (s >> 32) as u32;
@@ -201,10 +203,10 @@ fn each_entry(
         *clock += u64::from(ts.wrapping_sub(*clock as u32));
     };
     while i < slots.len() {
-        while i >= block_end && block + 1 < stream.blocks.len() {
+        while i >= block_end && block + 1 < blocks.len() {
             block += 1;
-            block_end += stream.blocks[block].used;
-            clock = clock.max(stream.blocks[block].time);
+            block_end += blocks[block].used;
+            clock = clock.max(blocks[block].time);
         }
         let s = slots[i];
         let next = slots.get(i + 1).map(|&n| lo(n));
@@ -235,7 +237,6 @@ fn each_entry(
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use hubble_format::pool::BlockInfo;
     use hubble_format::slot::{encode_entry, encode_exit};
 
     fn dead(name: &str, at: u64) -> Dead {

@@ -2,6 +2,7 @@
 //! under the registry lock, the symbol cache, the properties, the flush
 //! (`docs/protocol.md`, "The trigger detector's reads").
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -77,18 +78,8 @@ impl<A: Art> TraceSource for Control<A> {
         );
     }
 
-    fn dead_at(&self, pointers: &[u64]) -> Vec<(u64, Vec<crate::symbols::Dead>)> {
-        let mut out = Vec::new();
-        for chunk in pointers.chunks(crate::symbols::RESOLVE_CHUNK) {
-            let sym = lock(&self.symbols);
-            for &p in chunk {
-                let gens = sym.dead_at(p);
-                if !gens.is_empty() {
-                    out.push((p, gens.to_vec()));
-                }
-            }
-        }
-        out
+    fn dead_at(&self, pointers: &[u64]) -> HashMap<u64, Vec<crate::symbols::Dead>> {
+        self.dead_generations_of(pointers).1
     }
 
     fn flush_thread(&self, thread: ThreadHandle, reason: &str) -> Option<PathBuf> {

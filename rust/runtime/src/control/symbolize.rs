@@ -139,6 +139,17 @@ impl<A: Art> Control<A> {
         std::collections::HashMap<u64, Vec<crate::symbols::Dead>>,
     ) {
         let pointers: Vec<u64> = distinct.iter().collect();
+        self.dead_generations_of(&pointers)
+    }
+
+    /// [`Control::dead_generations`] of `pointers`.
+    pub(super) fn dead_generations_of(
+        &self,
+        pointers: &[u64],
+    ) -> (
+        u64,
+        std::collections::HashMap<u64, Vec<crate::symbols::Dead>>,
+    ) {
         let mut epoch = None;
         let mut dead = std::collections::HashMap::new();
         for chunk in pointers.chunks(crate::symbols::RESOLVE_CHUNK) {

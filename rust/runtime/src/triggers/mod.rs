@@ -92,7 +92,7 @@ pub(crate) trait TraceSource {
     fn resolve_names(&self, pointers: &[u64], epoch: u64, names: &mut [Option<Arc<str>>]);
     /// The methods that died at each of `pointers` (oldest first), for those with any: a
     /// record's time then says which method it names ([`crate::reuse`]).
-    fn dead_at(&self, pointers: &[u64]) -> Vec<(u64, Vec<crate::symbols::Dead>)>;
+    fn dead_at(&self, pointers: &[u64]) -> HashMap<u64, Vec<crate::symbols::Dead>>;
     /// Flushes `thread` with `reason`: the file written, if any (a failure is the flush's to
     /// log and count).
     fn flush_thread(&self, thread: ThreadHandle, reason: &str) -> Option<PathBuf>;
@@ -169,9 +169,9 @@ struct State {
 struct Reader {
     /// Where in the thread's memory it reads: a ring, or the thread's blocks in the pool.
     place: Place,
-    /// Timer and symbol epoch read before the records from `from` on were written.
+    /// Timer read before the records from `from` on were written.
     low: Instant,
-    /// Timer and symbol epoch read just before the position `seen` was.
+    /// Timer read just before the position `seen` was.
     seen_at: Instant,
     /// The next stretch is a backfill: of unknown age before `seen`, dated backward from this
     /// timer value (read after `seen`).
@@ -204,11 +204,10 @@ impl Generations {
     }
 }
 
-/// A timer value and the symbol epoch, read together at a tick.
+/// A timer value read at a tick.
 #[derive(Clone, Copy, Debug)]
 struct Instant {
     timer: u64,
-    epoch: u64,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -386,12 +385,13 @@ pub(crate) fn tick(triggers: &Triggers, source: &impl TraceSource) {
     // The timer first: every record below a cursor read after it is older than `now`.
     let now = Instant {
         timer: source.timer(),
-        epoch: source.symbol_epoch(),
     };
-    st.renew_classes(now.epoch);
+    // Names are asked as of this epoch: a method that dies later is named from the cache.
+    let epoch = source.symbol_epoch();
+    st.renew_classes(epoch);
     let mode = source.mode();
     let stretches = st.copy_stretches(source, now, || source.timer());
-    let provisional = st.classify(source, &stretches, mode, now.epoch);
+    let provisional = st.classify(source, &stretches, mode, epoch);
     let hz = source.timer_hz();
     let thresholds: Vec<u64> = st.specs.iter().map(|s| ticks_of(s.threshold, hz)).collect();
     let mut hits = Vec::new();
@@ -402,7 +402,7 @@ pub(crate) fn tick(triggers: &Triggers, source: &impl TraceSource) {
         let mut recs = std::mem::take(&mut st.recs);
         let dated = date(&st.buf[s.start..s.end], mode, s, now.timer, &mut recs);
         if dated {
-            st.name_live_generations(source, &recs, now.epoch);
+            st.name_live_generations(source, &recs, epoch);
         }
         let State {
             readers,
@@ -670,6 +670,9 @@ impl State {
         recs: &[(Rec, u64)],
         epoch: u64,
     ) {
+        if self.generations.is_empty() {
+            return; // every tick without a reused address: no look at the records
+        }
         let mut ask: Vec<u64> = recs
             .iter()
             .filter_map(|&(r, t)| match r {

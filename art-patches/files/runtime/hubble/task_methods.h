@@ -118,22 +118,23 @@ constexpr int FindTaskMethod(std::string_view descriptor,
   return -1;
 }
 
-// The virtual register of `object` (kReceiver or a parameter number) counted from the method's
-// first in-register, as the dex calling convention lays out an instance method's ins: the
-// receiver, then each parameter in order, long and double taking two registers. -1 for
-// kNoObject, for a parameter the signature does not have, or for one that is not a reference.
-constexpr int InRegisterOf(std::string_view signature, int object) {
-  if (object == kNoObject) {
-    return -1;
-  }
-  if (object == kReceiver) {
-    return 0;
-  }
+// Reference parameter `param` (1 = the first) of an instance method's `signature`: its type
+// descriptor, and its virtual register counted from the method's first in-register, as the dex
+// calling convention lays out an instance method's ins: the receiver, then each parameter in
+// order, long and double taking two registers. vreg -1 (and no descriptor) for a parameter the
+// signature does not have, or for one that is not a reference.
+struct ReferenceParameter {
+  std::string_view descriptor;
+  int vreg;
+};
+
+constexpr ReferenceParameter ReferenceParameterOf(std::string_view signature, int param) {
+  constexpr ReferenceParameter kNone = {std::string_view(), -1};
   if (signature.empty() || signature[0] != '(') {
-    return -1;
+    return kNone;
   }
   int vreg = 1;  // after the receiver
-  int param = 1;
+  int n = 1;
   size_t i = 1;
   while (i < signature.size() && signature[i] != ')') {
     const char type = signature[i];
@@ -143,29 +144,42 @@ constexpr int InRegisterOf(std::string_view signature, int object) {
         ++end;  // array dimensions; the element type follows
       }
       if (end - 1 >= signature.size()) {
-        return -1;
+        return kNone;
       }
       if (signature[end - 1] == 'L') {
         const size_t semicolon = signature.find(';', end - 1);
         if (semicolon == std::string_view::npos) {
-          return -1;
+          return kNone;
         }
         end = semicolon + 1;
       }
-      if (param == object) {
-        return vreg;
+      if (n == param) {
+        return {signature.substr(i, end - i), vreg};
       }
       vreg += 1;
     } else {
-      if (param == object) {
-        return -1;  // a primitive carries no identity
+      if (n == param) {
+        return kNone;  // a primitive carries no identity
       }
       vreg += (type == 'J' || type == 'D') ? 2 : 1;
     }
-    ++param;
+    ++n;
     i = end;
   }
-  return -1;
+  return kNone;
+}
+
+// The virtual register of `object` (kReceiver or a parameter number) counted from the method's
+// first in-register (ReferenceParameterOf). -1 for kNoObject, for a parameter the signature does
+// not have, or for one that is not a reference.
+constexpr int InRegisterOf(std::string_view signature, int object) {
+  if (object == kNoObject) {
+    return -1;
+  }
+  if (object == kReceiver) {
+    return 0;
+  }
+  return ReferenceParameterOf(signature, object).vreg;
 }
 
 // Every row names objects its signature has, as references: checked where the table is built.

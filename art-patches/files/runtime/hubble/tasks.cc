@@ -48,28 +48,6 @@ namespace {
 
 std::mutex gInstallLock;  // one install at a time; the table is written once
 
-// The descriptor of the class of a row's object: the method's class for kReceiver, a reference
-// parameter's type otherwise ("" if the signature has no such reference parameter).
-std::string ObjectDescriptor(const TaskMethod& m, int object) {
-  if (object == kReceiver) {
-    return m.descriptor;
-  }
-  const std::string_view signature(m.signature);
-  int param = 1;
-  for (size_t i = 1; i < signature.size() && signature[i] != ')'; ++param) {
-    size_t end = i;
-    while (signature[end] == '[') {
-      ++end;
-    }
-    end = signature[end] == 'L' ? signature.find(';', end) + 1 : end + 1;
-    if (param == object) {
-      return signature[i] == 'L' ? std::string(signature.substr(i, end - i)) : std::string();
-    }
-    i = end;
-  }
-  return std::string();
-}
-
 // Where a row's object gets its identity: its IdentityField resolved in its class (the field
 // may be declared by a superclass), or its hash code if the field has no name, or this build's
 // class lacks it (logged: its next lock may then inflate).
@@ -78,7 +56,10 @@ IdentitySource ResolveIdentity(Thread* self, const TaskMethod& m, int object, Id
   if (field.name == nullptr || object == kNoObject) {
     return kHashSource;
   }
-  const std::string descriptor = ObjectDescriptor(m, object);
+  // The class of the row's object: the method's own for the receiver, else its parameter's type.
+  const std::string descriptor(object == kReceiver
+                                   ? std::string_view(m.descriptor)
+                                   : ReferenceParameterOf(m.signature, object).descriptor);
   ObjPtr<mirror::Class> klass =
       descriptor.empty()
           ? nullptr

@@ -33,9 +33,11 @@ hubble_step "fetch, apply, art-build --full (tests/art-full.sh)" bash tests/art-
 [ $rc -eq 0 ] && { hubble_step "stops under real suspension: 1500 flushes" \
   proving/host-vm/hubble/suspension --flushes 1500 --period 20 || rc=$?; }
 # Kotlin coroutines (kotlinc, kotlinx-coroutines 1.0.1) on the VM: both programs' output in jit,
-# and the kotlinx one traced in every mode, each dispatch and resumption as the program counted.
-[ $rc -eq 0 ] && { hubble_step "Kotlin coroutines: output (jit) and traced (three modes)" \
-  bash -c 'proving/host-vm/coroutines/run --mode jit && proving/host-vm/coroutines/run --trace' || rc=$?; }
+# and the kotlinx one traced in every mode, each dispatch and resumption as the program counted,
+# then with task records on: every dispatch paired with its run as the program made them.
+[ $rc -eq 0 ] && { hubble_step "Kotlin coroutines: output (jit), traced and task records (three modes)" \
+  bash -c 'proving/host-vm/coroutines/run --mode jit && proving/host-vm/coroutines/run --trace &&
+           proving/host-vm/coroutines/run --tasks' || rc=$?; }
 # ART's own run-tests: 494 pass in all three modes (proving/host-vm/run-tests/README.md, 22 min);
 # CI runs a fixed sample, every 8th of them (ci.txt), ≈ 5 min.
 [ $rc -eq 0 ] && { hubble_step "ART's run-tests (ci.txt), three modes" \

@@ -126,6 +126,27 @@ fun histogram(list: ArrayList<String>): String {
     return b.toString()
 }
 
+/**
+ * One coroutine per Stats on DISPATCHER; each calls FINISHED when done. A function of its own, so
+ * that a trace started after main() was entered still sees the launches' caller.
+ */
+fun launchAll(dispatcher: LoopDispatcher, all: List<Stats>, finished: () -> Unit) {
+    for (s in all) {
+        val job = GlobalScope.launch(dispatcher) {
+            s.threads.add(Thread.currentThread().name)
+            for (k in 1..s.yields) {
+                yield()
+                s.saw()
+            }
+            for (k in 1..s.remote) {
+                s.sum += suspendCancellableCoroutine<Int> { c -> pending.add(c) }
+                s.saw()
+            }
+        }
+        job.invokeOnCompletion { finished() }
+    }
+}
+
 /** With the argument "trace": the calls a Hubble trace of this run must hold, then a flush. */
 fun main(args: Array<String>) {
     val trace = args.size > 0 && args[0] == "trace"
@@ -142,20 +163,7 @@ fun main(args: Array<String>) {
     val all = listOf(Stats(1, 1, 1), Stats(2, 2, 1), Stats(3, 3, 2), Stats(4, 2000, 0))
     loop.thread.start()
     resumer.thread.start()
-    for (s in all) {
-        val job = GlobalScope.launch(dispatcher) {
-            s.threads.add(Thread.currentThread().name)
-            for (k in 1..s.yields) {
-                yield()
-                s.saw()
-            }
-            for (k in 1..s.remote) {
-                s.sum += suspendCancellableCoroutine<Int> { c -> pending.add(c) }
-                s.saw()
-            }
-        }
-        job.invokeOnCompletion { synchronized(done) { finished++; done.notifyAll() } }
-    }
+    launchAll(dispatcher, all) { synchronized(done) { finished++; done.notifyAll() } }
     synchronized(done) { while (finished < all.size) done.wait() }
     loop.stop()
     resumer.stop()
@@ -172,7 +180,7 @@ fun main(args: Array<String>) {
     if (trace) {
         // Every task the loop ran is a DispatchedTask whose run() resumes the coroutine's own
         // frame (its SuspendLambda, a BaseContinuationImpl), which calls invokeSuspend once.
-        val lambda = "CoroutinesKt\$main\$job\$1.invokeSuspend"
+        val lambda = "CoroutinesKt\$launchAll\$job\$1.invokeSuspend"
         println("calls loop kotlinx.coroutines.DispatchedTask.run ${loop.ran.size}")
         println("calls loop kotlin.coroutines.jvm.internal.BaseContinuationImpl.resumeWith ${loop.ran.size}")
         println("calls loop $lambda ${loop.ran.size}")
@@ -185,5 +193,10 @@ fun main(args: Array<String>) {
         println("parent $lambda kotlin.coroutines.jvm.internal.BaseContinuationImpl.resumeWith")
         Thread.currentThread().setName("HUBBLE:flush:done")
         Thread.sleep(1500)
+        // What task records pair (check_tasks.py): the dispatcher is their queue, each Runnable
+        // it was given a task, submitted by the thread that dispatched it and run on the loop.
+        // Printed after the flush: its thousands of calls would crowd the loop's out of the pool.
+        println("queue ${System.identityHashCode(dispatcher)}")
+        for (i in 0 until dispatcher.given.size) println("task ${dispatcher.given[i]} ${dispatcher.from[i]} loop")
     }
 }

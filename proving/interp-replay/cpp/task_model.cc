@@ -17,9 +17,9 @@
 //         then per call "call <row | x> <registers> <ins> [<vreg>=<hash hex | null> ...]":
 //         the method of that row (x: a method not in the table) entered with a frame of
 //         <registers> vregs, of which the last <ins> are ins; the listed vregs hold objects.
-//         "find <descriptor> <name> <signature>" asks what the compiler's inliner asks
-//         (tasks.cc WritesTaskRecord, from the method's descriptor, name and signature) and
-//         prints "F <row or -1>".
+//         "find <descriptor> [<superclass descriptor> ...] <name> <signature>" asks what the
+//         compiler's inliner asks (tasks.cc WritesTaskRecord, from the method's declaring class
+//         and its superclasses, name and signature) and prints "F <row or -1>".
 // stdout: "M <row | x> <ArtMethod* hex>", then "hashes <calls of IdentityHashCode>", "cursor
 //         <byte offset>" and every ring slot in hex.
 #include <sys/mman.h>
@@ -108,12 +108,24 @@ int Main() {
     }
     if (strcmp(tok, "find") == 0) {
       const char* descriptor = strtok_r(nullptr, " \t\n", &save);
-      const char* name = strtok_r(nullptr, " \t\n", &save);
+      std::vector<std::string> supers;  // the declaring class's superclasses, nearest first
+      const char* tok2;
+      while ((tok2 = strtok_r(nullptr, " \t\n", &save)) != nullptr && tok2[0] == 'L') {
+        supers.emplace_back(tok2);
+      }
+      const char* name = tok2;
       const char* signature = strtok_r(nullptr, " \t\n", &save);
       if (descriptor == nullptr || name == nullptr || signature == nullptr) return 3;
-      // tasks.cc WritesTaskRecord: the name first, then the whole key.
+      // tasks.cc WritesTaskRecord: the name first, then the whole key; Extends walks the
+      // declaring class's superclasses.
+      auto extends = [&supers](std::string_view base) {
+        for (const std::string& s : supers) {
+          if (s == base) return true;
+        }
+        return false;
+      };
       printf("F %d\n", hubble::IsTaskMethodName(name)
-                           ? hubble::FindTaskMethod(descriptor, name, signature)
+                           ? hubble::FindTaskMethod(descriptor, name, signature, extends)
                            : -1);
       continue;
     }

@@ -44,6 +44,8 @@ pub const FRAMEWORK: &[&str] = &[
     "* android.os.AsyncTask.*",
     "* android.os.AsyncTask$*",
     "* java.lang.Thread.*",
+    "* kotlinx.coroutines.*",
+    "* kotlin.coroutines.*",
 ];
 
 /// The site reported when no caller outside the framework is in the window.

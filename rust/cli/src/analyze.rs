@@ -44,6 +44,10 @@ pub struct TasksArgs {
     /// anomalous.
     #[arg(long, value_name = "MS", default_value_t = 500.0)]
     tau_ms: f64,
+    /// Also list every task identity's runs: where each was submitted, on which threads, how
+    /// long it queued and ran (a Kotlin coroutine's launch and resumptions share one identity).
+    #[arg(long)]
+    each: bool,
 }
 
 /// `hubble tasks --json`: the per-thread executions and the queuing report.
@@ -302,6 +306,7 @@ pub fn run_tasks(args: TasksArgs) -> Result<()> {
         );
     }
     let tau_ns = (args.tau_ms * 1e6).round() as u64;
+    let each = args.each;
     let args = args.common;
     let loaded = load_all(&args.files)?;
     let report = hubble_analysis::tasks::tasks_threads(&inputs(&loaded), &threads(&loaded))?;
@@ -334,8 +339,68 @@ pub fn run_tasks(args: TasksArgs) -> Result<()> {
                 )?;
             }
         }
-        write_queuing(out, &queued)
+        write_queuing(out, &queued)?;
+        if each {
+            write_each(out, &queued, &report)?;
+        }
+        Ok(())
     })
+}
+
+/// `--each`: the tasks by identity, each identity's submissions in order.
+fn write_each(
+    out: &mut dyn Write,
+    r: &hubble_analysis::queuing::Report,
+    threads: &[hubble_analysis::tasks::ThreadTasks],
+) -> Result<()> {
+    let name = |tid: Option<u32>| match tid {
+        None => "(not in the trace)".to_string(),
+        Some(tid) => threads
+            .iter()
+            .find(|t| t.tid == tid)
+            .map_or_else(|| format!("tid {tid}"), |t| t.thread.clone()),
+    };
+    // Identities in the order of their first submission (the report's tasks are in that order).
+    type Runs<'a> = Vec<&'a hubble_analysis::queuing::Task>;
+    let mut by_identity: Vec<((u32, u32), Runs)> = Vec::new();
+    let mut index = std::collections::HashMap::new();
+    for t in &r.tasks {
+        let i = *index.entry((t.pid, t.task)).or_insert_with(|| {
+            by_identity.push(((t.pid, t.task), Vec::new()));
+            by_identity.len() - 1
+        });
+        by_identity[i].1.push(t);
+    }
+    writeln!(out, "tasks by identity: {}", by_identity.len())?;
+    for ((pid, task), runs) in &by_identity {
+        writeln!(
+            out,
+            "  task {task:#010x} (pid {pid}): {} run{}",
+            runs.len(),
+            if runs.len() == 1 { "" } else { "s" }
+        )?;
+        for t in runs {
+            let queued = match (t.queued_ns, t.still_queued) {
+                (None, _) => "queued ? ms".to_string(),
+                (Some(ns), true) => format!("still queued after {} ms", ms(ns)),
+                (Some(ns), false) => format!("queued {} ms", ms(ns)),
+            };
+            let ran = match (t.exec_ns, t.running) {
+                (None, _) => String::new(),
+                (Some(ns), true) => format!(", running for {} ms on {}", ms(ns), name(t.run_tid)),
+                (Some(ns), false) => format!(", ran {} ms on {}", ms(ns), name(t.run_tid)),
+            };
+            writeln!(
+                out,
+                "    submitted on {} at {}, {queued}{ran}",
+                name(t.submit_tid),
+                t.site
+                    .as_deref()
+                    .unwrap_or("(submission before the window)")
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// The queuing report as text: groups ranked, then the queues.

@@ -202,3 +202,64 @@ fn tasks_at_the_flush_are_reported_running_or_still_queued() {
         );
     }
 }
+
+/// `--each`: every identity in the order of its first submission, each run with its submitting
+/// thread and site, its queuing and execution time and the thread that ran it; at a flush
+/// during task 2, task 2 is running and task 3 still queued.
+#[test]
+fn tasks_each_lists_every_identity_s_runs() {
+    let site = "void com.example.Feed.refresh()";
+    for (flush_ms, lines) in [
+        (
+            2000,
+            [
+                "tasks by identity: 3\n".to_owned(),
+                "  task 0x00000001 (pid 7): 1 run\n".to_owned(),
+                format!("    submitted on main at {site}, queued 0.999 ms, ran 900.000 ms on serial\n"),
+                format!("    submitted on main at {site}, queued 892.000 ms, ran 50.000 ms on serial\n"),
+                format!("    submitted on main at {site}, queued 932.001 ms, ran 50.000 ms on serial\n"),
+            ],
+        ),
+        (
+            920,
+            [
+                "tasks by identity: 3\n".to_owned(),
+                "  task 0x00000003 (pid 7): 1 run\n".to_owned(),
+                format!("    submitted on main at {site}, queued 0.999 ms, ran 900.000 ms on serial\n"),
+                format!(
+                    "    submitted on main at {site}, queued 892.000 ms, running for 17.999 ms on serial\n"
+                ),
+                format!("    submitted on main at {site}, still queued after 899.999 ms\n"),
+            ],
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("anr.hubble");
+        file_flushed_at(flush_ms).write_atomic(&path).unwrap();
+        let out = hubble().args(["tasks", "--each"]).arg(&path).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8(out.stdout).unwrap();
+        for line in &lines {
+            assert!(
+                text.contains(line.as_str()),
+                "flush at {flush_ms} ms: no {line:?} in\n{text}"
+            );
+        }
+        let order: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("  task 0x"))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                "  task 0x00000001 (pid 7): 1 run",
+                "  task 0x00000002 (pid 7): 1 run",
+                "  task 0x00000003 (pid 7): 1 run"
+            ]
+        );
+        // Without --each, no such list.
+        let out = hubble().arg("tasks").arg(&path).output().unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(!text.contains("tasks by identity"), "{text}");
+    }
+}

@@ -56,16 +56,31 @@ struct TaskSources {
   IdentitySource queue;
 };
 
-// The resolved methods, their rows of kTaskMethods and their identity sources, written once by
-// PublishTaskMethods and read by every interpreted entry after an acquire load of the count.
-inline ArtMethod* gTaskMethods[kNumTaskMethods] = {};
-inline int gTaskRows[kNumTaskMethods] = {};
-inline TaskSources gTaskSources[kNumTaskMethods] = {};
+// The resolved methods, their rows of kTaskMethods and their identity sources. Entries below the
+// count are written before the count is released and never change again, but for the method
+// becoming null when its class loader is unloaded (ForgetTaskMethodsOf): every interpreted entry
+// reads the count (acquire) and compares the methods below it.
+inline std::atomic<const ArtMethod*> gTaskMethods[kMaxTaskMethods] = {};
+inline int gTaskRows[kMaxTaskMethods] = {};
+inline TaskSources gTaskSources[kMaxTaskMethods] = {};
 inline std::atomic<size_t> gTaskMethodCount{0};
 
-// Makes the methods found (each with its row and, unless `sources` is null, where its objects'
-// identities come from; else their hash codes) visible to TraceTaskOnEntry. Once per process:
-// the table is never rewritten, so a reader never sees a row change under it.
+// Makes `method` (row `row`; its objects' identities from `sources`) visible to TraceTaskOnEntry.
+// One writer at a time (tasks.cc holds its install lock). False if the table is full.
+inline bool AppendTaskMethod(const ArtMethod* method, int row, TaskSources sources) {
+  const size_t count = gTaskMethodCount.load(std::memory_order_relaxed);
+  if (count == kMaxTaskMethods) {
+    return false;
+  }
+  gTaskMethods[count].store(method, std::memory_order_relaxed);
+  gTaskRows[count] = row;
+  gTaskSources[count] = sources;
+  gTaskMethodCount.store(count + 1, std::memory_order_release);
+  return true;
+}
+
+// The boot class path's methods found when task records start (each with its row and, unless
+// `sources` is null, where its objects' identities come from; else their hash codes).
 inline void PublishTaskMethods(ArtMethod* const* methods,
                                const int* rows,
                                size_t count,
@@ -74,11 +89,37 @@ inline void PublishTaskMethods(ArtMethod* const* methods,
   DCHECK(gTaskMethodCount.load(std::memory_order_relaxed) == 0u);  // NOLINT(readability/check)
   DCHECK(count <= kNumTaskMethods);
   for (size_t i = 0; i < count; ++i) {
-    gTaskMethods[i] = methods[i];
-    gTaskRows[i] = rows[i];
-    gTaskSources[i] = sources != nullptr ? sources[i] : TaskSources{kHashSource, kHashSource};
+    AppendTaskMethod(methods[i], rows[i],
+                     sources != nullptr ? sources[i] : TaskSources{kHashSource, kHashSource});
   }
-  gTaskMethodCount.store(count, std::memory_order_release);
+}
+
+// Whether `method` is in the table already.
+inline bool IsPublishedTaskMethod(const ArtMethod* method) {
+  const size_t count = gTaskMethodCount.load(std::memory_order_acquire);
+  for (size_t i = 0; i < count; ++i) {
+    if (gTaskMethods[i].load(std::memory_order_relaxed) == method) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// A class loader is being unloaded (none of its methods is on any stack): its methods leave the
+// table, so that another method allocated at the same address later never writes their records.
+// `dies(method)` tells whether a method is that loader's. Their slots are not reused.
+template <typename Dies>
+inline size_t ForgetTaskMethodsOf(Dies dies) {
+  const size_t count = gTaskMethodCount.load(std::memory_order_acquire);
+  size_t forgotten = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const ArtMethod* method = gTaskMethods[i].load(std::memory_order_relaxed);
+    if (method != nullptr && dies(method)) {
+      gTaskMethods[i].store(nullptr, std::memory_order_relaxed);
+      ++forgotten;
+    }
+  }
+  return forgotten;
 }
 
 // A 64-bit field value as a 28-bit identity (a native address or an id: every bit counts).
@@ -127,7 +168,7 @@ ALWAYS_INLINE inline void TraceTaskOnEntry(Thread* self, const ShadowFrame& fram
   }
   const ArtMethod* method = frame.GetMethod();
   for (size_t i = 0; i < count; ++i) {
-    if (gTaskMethods[i] != method) {
+    if (gTaskMethods[i].load(std::memory_order_relaxed) != method) {
       continue;
     }
     const TaskMethod& row = kTaskMethods[gTaskRows[i]];

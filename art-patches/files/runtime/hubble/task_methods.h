@@ -15,8 +15,8 @@
  */
 
 /*
- * Hubble for AOSP: the framework methods that write a task record when they are entered
- * (task records: runtime/hubble/README.md).
+ * Hubble for AOSP: the framework and library methods that write a task record when they are
+ * entered (task records: runtime/hubble/README.md).
  *
  * One table for the three places that must agree on it: the runtime resolves these methods and
  * keeps them in the switch interpreter while task records are on (hubble/tasks.cc), the
@@ -55,6 +55,19 @@ struct IdentityField {
 };
 inline constexpr IdentityField kHashCode = {nullptr, nullptr};
 
+// Which methods a row stands for.
+enum class Match {
+  // The method the row's class declares, found on the boot class path when task records start.
+  kBootClassPath,
+  // The method the row's class declares, in every class loader that defines that class (a
+  // library each app ships in its own dex, such as kotlinx.coroutines): found as each class is
+  // prepared.
+  kAnyClassLoader,
+  // Every override of the row's (abstract) method in a subclass, in any class loader: the code
+  // that really runs behind an abstract call (each CoroutineDispatcher's dispatch).
+  kOverrides,
+};
+
 struct TaskMethod {
   const char* descriptor;
   const char* name;
@@ -64,6 +77,7 @@ struct TaskMethod {
   int queue;  // kReceiver, a parameter number or kNoObject
   IdentityField task_field = kHashCode;
   IdentityField queue_field = kHashCode;
+  Match match = Match::kBootClassPath;
 };
 
 // Thread.start() and Thread.join() are synchronized: a thread is known by its id (Thread.tid).
@@ -91,8 +105,25 @@ inline constexpr TaskMethod kTaskMethods[] = {
     {"Landroid/os/Handler;", "dispatchMessage", "(Landroid/os/Message;)V",
      tp::TaskKind::kBegin, 1, kNoObject},
     {"Ljava/lang/Thread;", "run", "()V", tp::TaskKind::kBegin, kReceiver, kNoObject, kThreadId},
+    // Kotlin coroutines (kotlinx.coroutines, inside each app's dex): a coroutine is handed to its
+    // dispatcher as a DispatchedTask (a launch, a yield, a resumption from another thread), which
+    // the dispatcher's thread runs. The dispatcher is abstract: every override is a row's method.
+    // dispatchYield's default calls dispatch; the schedulers that override it do not.
+    {"Lkotlinx/coroutines/CoroutineDispatcher;", "dispatch",
+     "(Lkotlin/coroutines/CoroutineContext;Ljava/lang/Runnable;)V", tp::TaskKind::kSubmit, 2,
+     kReceiver, kHashCode, kHashCode, Match::kOverrides},
+    {"Lkotlinx/coroutines/CoroutineDispatcher;", "dispatchYield",
+     "(Lkotlin/coroutines/CoroutineContext;Ljava/lang/Runnable;)V", tp::TaskKind::kSubmit, 2,
+     kReceiver, kHashCode, kHashCode, Match::kOverrides},
+    {"Lkotlinx/coroutines/DispatchedTask;", "run", "()V", tp::TaskKind::kBegin, kReceiver,
+     kNoObject, kHashCode, kHashCode, Match::kAnyClassLoader},
 };
 inline constexpr size_t kNumTaskMethods = sizeof(kTaskMethods) / sizeof(kTaskMethods[0]);
+
+// How many methods can record at once: the boot class path's rows plus one per class loader
+// that defines a kAnyClassLoader row's class and one per override. Beyond it a method is logged
+// and records nothing.
+inline constexpr size_t kMaxTaskMethods = 64;
 
 // Whether any row has this name: the optimizing compiler's inliner asks for every callee, and
 // almost every one is ruled out here, before its signature is built.
@@ -105,17 +136,31 @@ constexpr bool IsTaskMethodName(std::string_view name) {
   return false;
 }
 
-// The row of (descriptor, name, signature), or -1.
+// The row of a method declared by the class `descriptor`, or -1. `extends(base)` tells whether
+// that class is a proper subclass of the class descriptor `base` (a kOverrides row's method).
+template <typename Extends>
 constexpr int FindTaskMethod(std::string_view descriptor,
                              std::string_view name,
-                             std::string_view signature) {
+                             std::string_view signature,
+                             Extends extends) {
   for (size_t row = 0; row < kNumTaskMethods; ++row) {
     const TaskMethod& m = kTaskMethods[row];
-    if (name == m.name && descriptor == m.descriptor && signature == m.signature) {
+    if (name != m.name || signature != m.signature) {
+      continue;
+    }
+    if (m.match == Match::kOverrides ? extends(std::string_view(m.descriptor))
+                                     : descriptor == m.descriptor) {
       return static_cast<int>(row);
     }
   }
   return -1;
+}
+
+// The row of a method declared by the class `descriptor`, which overrides none of the table's.
+constexpr int FindTaskMethod(std::string_view descriptor,
+                             std::string_view name,
+                             std::string_view signature) {
+  return FindTaskMethod(descriptor, name, signature, [](std::string_view) { return false; });
 }
 
 // Reference parameter `param` (1 = the first) of an instance method's `signature`: its type
@@ -182,10 +227,19 @@ constexpr int InRegisterOf(std::string_view signature, int object) {
   return ReferenceParameterOf(signature, object).vreg;
 }
 
-// Every row names objects its signature has, as references: checked where the table is built.
+// Every row names objects its signature has, as references, and only a row of the boot class
+// path reads an identity from a field (a field is resolved once, in the boot class path's class):
+// checked where the table is built.
 constexpr bool TableIsConsistent() {
+  if (kNumTaskMethods > kMaxTaskMethods) {
+    return false;
+  }
   for (size_t row = 0; row < kNumTaskMethods; ++row) {
     const TaskMethod& m = kTaskMethods[row];
+    if (m.match != Match::kBootClassPath &&
+        (m.task_field.name != nullptr || m.queue_field.name != nullptr)) {
+      return false;
+    }
     if (InRegisterOf(m.signature, m.task) < 0) {
       return false;
     }

@@ -22,6 +22,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "art_field-inl.h"
 #include "art_method-inl.h"
@@ -35,8 +36,10 @@
 #include "hubble/task_methods.h"
 #include "instrumentation.h"
 #include "jit/jit.h"
+#include "linear_alloc.h"
 #include "mirror/class-inl.h"
 #include "runtime.h"
+#include "runtime_callbacks.h"
 #include "scoped_thread_state_change-inl.h"
 #include "thread-inl.h"
 #include "thread_list.h"
@@ -46,7 +49,9 @@ namespace hubble {
 
 namespace {
 
-std::mutex gInstallLock;  // one install at a time; the table is written once
+// The table's one writer at a time: the install, a class prepared. Taken only by a thread that
+// is not Runnable, or that holds it before it becomes Runnable (the install), never by the GC.
+std::mutex gInstallLock;
 
 // Where a row's object gets its identity: its IdentityField resolved in its class (the field
 // may be declared by a superclass), or its hash code if the field has no name, or this build's
@@ -74,37 +79,147 @@ IdentitySource ResolveIdentity(Thread* self, const TaskMethod& m, int object, Id
   return IdentitySource{f->GetOffset().Uint32Value(), field.type[0]};
 }
 
-// The table's rows this build has, resolved (mutator lock held, shared).
-size_t ResolveTaskMethods(Thread* self, ArtMethod** methods, int* rows, TaskSources* sources)
+// Whether `method` (the row's, declared by the class searched) can write records: with a code
+// item, callable, what the interpreter's hook reads its in-registers from.
+bool IsRecordable(ArtMethod* method) REQUIRES_SHARED(Locks::mutator_lock_) {
+  return !method->IsStatic() && !method->IsNative() && !method->IsAbstract() &&
+         method->IsInvokable() && !method->IsProxyMethod();
+}
+
+// The method row `row` names in `klass`, declared there, or null.
+ArtMethod* DeclaredMethodOf(ObjPtr<mirror::Class> klass, const TaskMethod& m)
+    REQUIRES_SHARED(Locks::mutator_lock_) {
+  ArtMethod* method = klass->FindClassMethod(m.name, m.signature, kRuntimePointerSize);
+  return method != nullptr && method->GetDeclaringClass() == klass ? method : nullptr;
+}
+
+// Whether `klass` is a proper subclass of the class `base` names. `base` is one of the table's
+// literals, so its data() is terminated as DescriptorEquals needs.
+bool Extends(ObjPtr<mirror::Class> klass, std::string_view base)
+    REQUIRES_SHARED(Locks::mutator_lock_) {
+  for (ObjPtr<mirror::Class> k = klass->GetSuperClass(); k != nullptr; k = k->GetSuperClass()) {
+    if (k->DescriptorEquals(base.data())) {
+      return true;
+    }
+  }
+  return false;
+}
+
+struct Found {
+  ArtMethod* method;
+  int row;
+  TaskSources sources;
+};
+
+// The table's boot class path rows this build has, resolved (mutator lock held, shared).
+void ResolveBootTaskMethods(Thread* self, std::vector<Found>* found)
     REQUIRES_SHARED(Locks::mutator_lock_) {
   ClassLinker* linker = Runtime::Current()->GetClassLinker();
-  size_t found = 0;
   for (size_t row = 0; row < kNumTaskMethods; ++row) {
     const TaskMethod& m = kTaskMethods[row];
+    if (m.match != Match::kBootClassPath) {
+      continue;
+    }
     ObjPtr<mirror::Class> klass = linker->FindSystemClass(self, m.descriptor);
     if (klass == nullptr) {
       self->ClearException();  // NoClassDefFoundError: this build has no such class
       LOG(WARNING) << "hubble: no class " << m.descriptor << ": no task records from " << m.name;
       continue;
     }
-    ArtMethod* method = klass->FindClassMethod(m.name, m.signature, kRuntimePointerSize);
-    // Declared by the class itself (not inherited), with a code item, callable: what the
-    // interpreter's hook reads its in-registers from.
-    if (method == nullptr || method->GetDeclaringClass() != klass || method->IsStatic() ||
-        method->IsNative() || method->IsAbstract() || !method->IsInvokable() ||
-        method->IsProxyMethod()) {
+    ArtMethod* method = DeclaredMethodOf(klass, m);
+    if (method == nullptr || !IsRecordable(method)) {
       LOG(WARNING) << "hubble: " << m.descriptor << " has no method " << m.name << m.signature
                    << " with code: no task records from it";
       continue;
     }
-    methods[found] = method;
-    rows[found] = static_cast<int>(row);
-    sources[found] = {ResolveIdentity(self, m, m.task, m.task_field),
-                      ResolveIdentity(self, m, m.queue, m.queue_field)};
-    ++found;
+    found->push_back({method, static_cast<int>(row),
+                      {ResolveIdentity(self, m, m.task, m.task_field),
+                       ResolveIdentity(self, m, m.queue, m.queue_field)}});
   }
-  return found;
 }
+
+// The methods of the rows that any class loader may define that `klass` declares: the row's own
+// class (kAnyClassLoader) or a subclass overriding its method (kOverrides). Identities are hash
+// codes for these rows (TableIsConsistent).
+void MatchClass(ObjPtr<mirror::Class> klass, std::vector<Found>* found)
+    REQUIRES_SHARED(Locks::mutator_lock_) {
+  if (klass->IsInterface() || klass->IsArrayClass() || klass->IsPrimitive() ||
+      klass->IsProxyClass() || !klass->IsResolved()) {
+    return;
+  }
+  for (size_t row = 0; row < kNumTaskMethods; ++row) {
+    const TaskMethod& m = kTaskMethods[row];
+    const bool defines = m.match == Match::kAnyClassLoader && klass->DescriptorEquals(m.descriptor);
+    if (!defines && !(m.match == Match::kOverrides && Extends(klass, m.descriptor))) {
+      continue;
+    }
+    ArtMethod* method = DeclaredMethodOf(klass, m);
+    if (method != nullptr && IsRecordable(method)) {
+      found->push_back({method, static_cast<int>(row), {kHashSource, kHashSource}});
+    }
+  }
+}
+
+// Keeps `found` in the switch interpreter and adds it to the table: every thread suspended, no
+// GC running, the JIT held (as ART's own single-method deoptimization is done:
+// instrumentation_test.cc DeoptimizeMethod; JVMTI's ScopedDeoptimizationContext). A frame of one
+// of these methods already running compiled code finishes there without a record; every later
+// entry is interpreted. Returns how many were added.
+// Called with gInstallLock held: the table has one writer.
+size_t Record(const std::vector<Found>& found) REQUIRES(Locks::mutator_lock_) {
+  instrumentation::Instrumentation* instrumentation = Runtime::Current()->GetInstrumentation();
+  size_t added = 0;
+  for (const Found& f : found) {
+    if (IsPublishedTaskMethod(f.method)) {
+      continue;  // a class prepared while the install swept the loaded ones
+    }
+    if (!instrumentation->IsDeoptimized(f.method)) {  // a debugger may have done it already
+      instrumentation->Deoptimize(f.method);
+    }
+    if (!AppendTaskMethod(f.method, f.row, f.sources)) {
+      LOG(WARNING) << "hubble: more than " << kMaxTaskMethods << " task methods: "
+                   << f.method->PrettyMethod() << " writes no task records";
+      continue;
+    }
+    ++added;
+  }
+  return added;
+}
+
+// Each class prepared from now on, in any class loader: its methods of the table's
+// kAnyClassLoader and kOverrides rows start recording before any of them can have run long. A
+// class the table does not name costs a few descriptor comparisons.
+class TaskClassWatcher final : public ClassLoadCallback {
+ public:
+  void ClassLoad(Handle<mirror::Class> klass ATTRIBUTE_UNUSED) override
+      REQUIRES_SHARED(Locks::mutator_lock_) {}
+
+  void ClassPrepare(Handle<mirror::Class> temp_klass ATTRIBUTE_UNUSED,
+                    Handle<mirror::Class> klass) override REQUIRES_SHARED(Locks::mutator_lock_) {
+    std::vector<Found> found;
+    MatchClass(klass.Get(), &found);
+    if (found.empty()) {
+      return;
+    }
+    // RuntimeCallbacks lets a class prepare listener suspend every thread (JVMTI's does). The
+    // handle keeps the class, and so its methods, alive meanwhile. The install lock is taken
+    // only once suspended: the install holds it while Runnable and suspends every thread.
+    Thread* self = Thread::Current();
+    ScopedThreadSuspension sts(self, ThreadState::kSuspended);
+    std::lock_guard<std::mutex> one_writer(gInstallLock);
+    jit::ScopedJitSuspend no_compilation_in_flight;
+    gc::ScopedGCCriticalSection gcs(self, gc::kGcCauseInstrumentation,
+                                    gc::kCollectorTypeInstrumentation);
+    ScopedSuspendAll ssa("Hubble task records");
+    const size_t added = Record(found);
+    if (added != 0) {
+      LOG(INFO) << "hubble: task records from " << added << " method(s) of "
+                << klass->PrettyDescriptor();
+    }
+  }
+};
+
+TaskClassWatcher gClassWatcher;  // registered once, never removed (RuntimeCallbacks' rule)
 
 }  // namespace
 
@@ -118,55 +233,53 @@ size_t InstallTaskRecords(Thread* self) {
     return 0;
   }
   std::lock_guard<std::mutex> once(gInstallLock);
-  const size_t installed = gTaskMethodCount.load(std::memory_order_acquire);
-  if (installed != 0) {
-    return installed;
+  static bool installed = false;
+  if (installed) {
+    return gTaskMethodCount.load(std::memory_order_acquire);
   }
-  ArtMethod* methods[kNumTaskMethods] = {};
-  int rows[kNumTaskMethods] = {};
-  TaskSources sources[kNumTaskMethods] = {};
-  size_t found;
+  installed = true;
+  std::vector<Found> found;
   {
     ScopedObjectAccess soa(self);
-    found = ResolveTaskMethods(self, methods, rows, sources);
+    ResolveBootTaskMethods(self, &found);
   }
-  if (found == 0) {
-    return 0;
-  }
-  // As ART's own single-method deoptimization is done (instrumentation_test.cc
-  // DeoptimizeMethod; JVMTI's ScopedDeoptimizationContext): no GC running, every thread
-  // suspended, then Instrumentation::Deoptimize. A frame of one of these methods already
-  // running compiled code finishes there without a record; every later entry is interpreted.
   // The JIT is drained and held first: a compilation of one of them already under way would
   // commit after the deoptimization, and with no entry/exit hooks installed (a non-debuggable
   // process) UpdateMethodsCode's fast path would point the method back at compiled code; a
   // compilation asked for later sees IsDeoptimized and declines.
   jit::ScopedJitSuspend no_compilation_in_flight;
+  size_t added;
   {
     gc::ScopedGCCriticalSection gcs(self, gc::kGcCauseInstrumentation,
                                     gc::kCollectorTypeInstrumentation);
     ScopedSuspendAll ssa("Hubble task records");
-    instrumentation::Instrumentation* instrumentation = Runtime::Current()->GetInstrumentation();
-    for (size_t i = 0; i < found; ++i) {
-      if (!instrumentation->IsDeoptimized(methods[i])) {  // a debugger may have done it already
-        instrumentation->Deoptimize(methods[i]);
-      }
-    }
+    // The classes of any class loader loaded so far, then every class prepared after the
+    // suspension ends: none is missed (one prepared while suspended here is both, and is
+    // added once).
+    auto match = [&found](ObjPtr<mirror::Class> klass) REQUIRES_SHARED(Locks::mutator_lock_) {
+      MatchClass(klass, &found);
+      return true;
+    };
+    ClassFuncVisitor<decltype(match)> visitor(match);
+    Runtime::Current()->GetClassLinker()->VisitClasses(&visitor);
     // Published with every thread suspended: no entry of these methods is half-way through the
     // hook while the table appears.
-    PublishTaskMethods(methods, rows, found, sources);
+    added = Record(found);
+    Runtime::Current()->GetRuntimeCallbacks()->AddClassLoadCallback(&gClassWatcher);
   }
-  LOG(INFO) << "hubble: task records from " << found << " of " << kNumTaskMethods
-            << " framework methods";
-  return found;
+  LOG(INFO) << "hubble: task records from " << added << " method(s) found, the table's "
+            << kNumTaskMethods << " rows";
+  return added;
 }
 
 void OnBootImageMethodsRemapped(const void* bridge) {
   Locks::mutator_lock_->AssertExclusiveHeld(Thread::Current());
   const size_t count = gTaskMethodCount.load(std::memory_order_acquire);
   for (size_t i = 0; i < count; ++i) {
-    ArtMethod* method = gTaskMethods[i];
-    if (method->GetEntryPointFromQuickCompiledCode() != bridge) {
+    // Boot image methods were remapped; the table's others have no reason to change, and a
+    // forgotten one (null) is gone.
+    ArtMethod* method = const_cast<ArtMethod*>(gTaskMethods[i].load(std::memory_order_relaxed));
+    if (method != nullptr && method->GetEntryPointFromQuickCompiledCode() != bridge) {
       method->SetEntryPointFromQuickCompiledCode(bridge);
     }
   }
@@ -177,8 +290,23 @@ bool WritesTaskRecord(ArtMethod* method) {
   if (LIKELY(!IsTaskMethodName(name))) {
     return false;
   }
+  ObjPtr<mirror::Class> klass = method->GetDeclaringClass();
+  auto extends = [klass](std::string_view base) REQUIRES_SHARED(Locks::mutator_lock_) {
+    return Extends(klass, base);
+  };
   return FindTaskMethod(method->GetDeclaringClassDescriptor(), name,
-                        method->GetSignature().ToString()) >= 0;
+                        method->GetSignature().ToString(), extends) >= 0;
+}
+
+void OnTaskClassLoaderUnloading(const LinearAlloc* allocator) {
+  // Not under the install lock: its holder may be waiting for this GC. The table's one writer
+  // only appends past the count read here, and never for this loader, whose classes are gone.
+  const size_t forgotten = ForgetTaskMethodsOf([allocator](const ArtMethod* method) {
+    return allocator->ContainsUnsafe(const_cast<ArtMethod*>(method));
+  });
+  if (forgotten != 0) {
+    LOG(INFO) << "hubble: " << forgotten << " task method(s) unloaded with their class loader";
+  }
 }
 
 }  // namespace hubble

@@ -35,15 +35,18 @@
 namespace art {
 
 class ArtMethod;
+class LinearAlloc;
 class Thread;
 
 namespace hubble {
 
-// Resolves the table's methods in the boot class path, keeps them interpreted and publishes them
-// to the interpreter's hook. Once per process, on the control thread (attached, not Runnable),
-// when debug.hubble.tasks is on; a later call returns the first one's count. A method a build
-// does not have (an OEM framework) is logged and left out. None in a process debuggable from its
-// start (a debugger could set a breakpoint in one). Returns how many methods record.
+// Resolves the table's methods in the boot class path and in the classes loaded so far, keeps
+// them interpreted and publishes them to the interpreter's hook; from then on, each class
+// prepared in any class loader adds its methods of the table's library rows (kotlinx.coroutines).
+// Once per process, on the control thread (attached, not Runnable), when debug.hubble.tasks is
+// on; a later call returns how many record. A boot class path method a build does not have (an
+// OEM framework) is logged and left out. None in a process debuggable from its start (a debugger
+// could set a breakpoint in one). Returns how many methods record.
 size_t InstallTaskRecords(Thread* self)
     REQUIRES(!Locks::mutator_lock_, !Locks::thread_list_lock_);
 
@@ -56,6 +59,11 @@ void OnBootImageMethodsRemapped(const void* bridge) REQUIRES(Locks::mutator_lock
 // Whether `method` is one of the table's: the optimizing compiler's inliner leaves its calls as
 // calls (an inlined copy would be entered without its record).
 bool WritesTaskRecord(ArtMethod* method) REQUIRES_SHARED(Locks::mutator_lock_);
+
+// A class loader whose methods live in `allocator` is being unloaded (ClassLinker's
+// DeleteClassLoader): its methods stop recording, so that a method allocated later at one of
+// their addresses never writes their records.
+void OnTaskClassLoaderUnloading(const LinearAlloc* allocator);
 
 }  // namespace hubble
 }  // namespace art

@@ -60,6 +60,14 @@ class CheckError(Exception):
 # C/C++ text utilities
 # ----------------------------------------------------------------------------------------------
 
+def literal_end(text, i):
+    """Index just past the string or char literal whose opening quote is text[i]."""
+    j = i + 1
+    while j < len(text) and text[j] != text[i]:
+        j += 2 if text[j] == '\\' else 1
+    return j + 1
+
+
 def strip_c_comments(text, blank_literals=False):
     """Blank out // and /* */ comments (keeping offsets and newlines); with `blank_literals`, the
     insides of string and char literals too (their quotes kept)."""
@@ -68,11 +76,9 @@ def strip_c_comments(text, blank_literals=False):
     while i < n:
         c = text[i]
         if c == '"' or c == "'":
-            j = i + 1
-            while j < n and text[j] != c:
-                j += 2 if text[j] == '\\' else 1
-            out.append(c + " " * (j - i - 1) + c if blank_literals else text[i:j + 1])
-            i = j + 1
+            j = literal_end(text, i)
+            out.append(c + " " * (j - i - 2) + c if blank_literals else text[i:j])
+            i = j
         elif text.startswith("//", i):
             j = text.find("\n", i)
             j = n if j < 0 else j
@@ -98,10 +104,7 @@ def match_paren(text, open_pos):
     while i < n:
         c = text[i]
         if c == '"' or c == "'":
-            j = i + 1
-            while j < n and text[j] != c:
-                j += 2 if text[j] == '\\' else 1
-            i = j + 1
+            i = literal_end(text, i)
             continue
         if c in pairs:
             stack.append(pairs[c])
@@ -121,11 +124,9 @@ def split_args(argtext):
     while i < n:
         c = argtext[i]
         if c == '"' or c == "'":
-            j = i + 1
-            while j < n and argtext[j] != c:
-                j += 2 if argtext[j] == '\\' else 1
-            cur.append(argtext[i:j + 1])
-            i = j + 1
+            j = literal_end(argtext, i)
+            cur.append(argtext[i:j])
+            i = j
             continue
         if c in "([{":
             depth += 1
@@ -373,22 +374,32 @@ class Art:
         return strip_c_comments(read(self.p(rel)))
 
 
+def macro_list(table, text, name, param, entry_re, shape):
+    """The entries of the X-macro list `#define NAME(PARAM) \\` ... in text (one a line, up to the
+    first line that does not end in a backslash), each re.fullmatch'ed by entry_re."""
+    m = re.search(r"#define\s+" + name + r"\(" + param + r"\)((?:[^\n]*\\\n)+[^\n]*\n)", text)
+    if not m:
+        shape_fail(table, name, "macro list not found")
+    entries = []
+    for line in m.group(1).split("\n"):
+        line = line.rstrip("\\").strip()
+        if not line:
+            continue
+        e = re.fullmatch(entry_re, line)
+        if not e:
+            shape_fail(table, line, f"entry is not {shape}")
+        entries.append(e)
+    return entries
+
+
 def parse_class_roots(art, req):
     table = "runtime/class_root.h"
     text = art.text(table)
     roots = {}  # mirror type -> descriptor
     count = 0
     for listname in ("CLASS_MIRROR_ROOT_LIST", "CLASS_NO_MIRROR_ROOT_LIST"):
-        m = re.search(r"#define\s+" + listname + r"\(M\)((?:[^\n]*\\\n)+[^\n]*\n)", text)
-        if not m:
-            shape_fail(table, listname, "macro list not found")
-        for line in m.group(1).split("\n"):
-            line = line.rstrip("\\").strip()
-            if not line:
-                continue
-            e = re.fullmatch(r'M\((k\w+),\s*"([^"]+)",\s*(.+)\)', line)
-            if not e:
-                shape_fail(table, line, "entry is not M(kName, \"descriptor\", type)")
+        for e in macro_list(table, text, listname, "M", r'M\((k\w+),\s*"([^"]+)",\s*(.+)\)',
+                            'M(kName, "descriptor", type)'):
             name, desc, mtype = e.group(1), e.group(2), e.group(3).strip()
             count += 1
             roots[mtype.replace("mirror::", "")] = desc
@@ -521,17 +532,10 @@ def parse_well_known(art, req, roots):
                    "not find how it is initialised")
 
     # String.<init> -> StringFactory
-    m = re.search(r"#define STRING_INIT_LIST\(V\)((?:[^\n]*\\\n)+)", text)
-    if not m:
-        shape_fail(table, "STRING_INIT_LIST", "not found")
     n = 0
-    for line in m.group(1).split("\n"):
-        line = line.rstrip("\\").strip()
-        if not line:
-            continue
-        e = re.fullmatch(r'V\((\w+),\s*"([^"]+)",\s*(\w+),\s*"(\w+)",\s*"([^"]+)",\s*(\w+)\)', line)
-        if not e:
-            shape_fail(table, line, "STRING_INIT_LIST entry shape")
+    for e in macro_list(table, text, "STRING_INIT_LIST", "V",
+                        r'V\((\w+),\s*"([^"]+)",\s*(\w+),\s*"(\w+)",\s*"([^"]+)",\s*(\w+)\)',
+                        'V(init, "signature", new, "name", "signature", New)'):
         req.need_method("Ljava/lang/String;", "<init>", e.group(2), f"{table} {e.group(1)}",
                         static=False, invoke="direct")
         req.need_method("Ljava/lang/StringFactory;", e.group(4), e.group(5),
@@ -1178,14 +1182,10 @@ def skip_annotation(toks, i):
     return i
 
 
-def parse_type_params(toks, i):
-    """toks[i] == '<': returns (index after '>', {name: bound_tokens})."""
-    end = skip_balanced(toks, i, "<", ">")
-    params = {}
-    inner = toks[i + 1:end - 1]
-    depth, cur = 0, []
-    parts = []
-    for t, p in inner:
+def split_commas(toks):
+    """The token texts of toks, split at the commas outside <...>: [[text, ...], ...]."""
+    parts, depth, cur = [], 0, []
+    for t, _ in toks:
         if t == "<":
             depth += 1
         elif t == ">":
@@ -1196,7 +1196,14 @@ def parse_type_params(toks, i):
         else:
             cur.append(t)
     parts.append(cur)
-    for part in parts:
+    return parts
+
+
+def parse_type_params(toks, i):
+    """toks[i] == '<': returns (index after '>', {name: bound_tokens})."""
+    end = skip_balanced(toks, i, "<", ">")
+    params = {}
+    for part in split_commas(toks[i + 1:end - 1]):
         if not part:
             continue
         bound = None
@@ -1251,19 +1258,24 @@ def parse_java_file(path):
     return jf
 
 
-def parse_type_decl(toks, i, jf, outer, blank):
-    """At a type declaration (after optional modifiers/annotations). Returns (JClass, next)."""
+def skip_modifiers(toks, i):
+    """Past the modifiers and annotations (not an `@interface`) at toks[i]: (index, {modifier})."""
     mods = set()
-    j = i
-    while j < len(toks):
-        t = toks[j][0]
-        if t == "@" and toks[j + 1][0] != "interface":
-            j = skip_annotation(toks, j)
+    while i < len(toks):
+        t = toks[i][0]
+        if t == "@" and toks[i + 1][0] != "interface":
+            i = skip_annotation(toks, i)
         elif t in MODIFIERS:
             mods.add(t)
-            j += 1
+            i += 1
         else:
             break
+    return i, mods
+
+
+def parse_type_decl(toks, i, jf, outer, blank):
+    """At a type declaration (after optional modifiers/annotations). Returns (JClass, next)."""
+    j, mods = skip_modifiers(toks, i)
     if j >= len(toks):
         return None, j
     t = toks[j][0]
@@ -1355,16 +1367,7 @@ def parse_class_body(toks, i, end, c, jf, blank):
             i = j
             continue
         start = i
-        mods = set()
-        while True:
-            t = toks[i][0]
-            if t == "@":
-                i = skip_annotation(toks, i)
-            elif t in MODIFIERS:
-                mods.add(t)
-                i += 1
-            else:
-                break
+        i, mods = skip_modifiers(toks, i)
         tparams = {}
         if toks[i][0] == "<":
             i, tparams = parse_type_params(toks, i)
@@ -1415,21 +1418,9 @@ def parse_class_body(toks, i, end, c, jf, blank):
 
 def split_params(ptoks):
     params, varargs = [], False
-    depth, cur = 0, []
-    groups = []
-    for t, p in ptoks:
-        if t == "<":
-            depth += 1
-        elif t == ">":
-            depth -= 1
-        if t == "," and depth == 0:
-            groups.append(cur)
-            cur = []
-        else:
-            cur.append(t)
-    if cur:
-        groups.append(cur)
-    for g in groups:
+    for g in split_commas(ptoks):
+        if not g:   # no parameters
+            continue
         g = [x for x in g if x != "final"]
         while g and g[0] == "@":
             g = g[2:]

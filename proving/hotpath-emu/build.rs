@@ -1,4 +1,4 @@
-//! Compiles the real trace-point emitters (art-patches/files/compiler/optimizing/hubble/*.cc)
+//! Compiles the real trace-point emitters (art-patches/files/compiler/optimizing/hubble_*.cc)
 //! and the small host driver against Debian's libvixl-dev, and turns
 //! art-patches/thread-offsets.txt (the real `Thread` offsets) into Rust constants.
 
@@ -18,7 +18,7 @@ const FIELDS: [&str; 5] = [
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let repo = manifest.join("../..");
-    let emitters = repo.join("art-patches/files/compiler/optimizing/hubble");
+    let emitters = repo.join("art-patches/files/compiler/optimizing");
     let driver = manifest.join("cpp/driver.cc");
 
     let cflags = Command::new("pkg-config")
@@ -47,7 +47,10 @@ fn main() {
         }
     }
     build.include(&emitters);
-    for name in ["trace_point_arm64.cc", "trace_point_arm_vixl.cc"] {
+    for name in [
+        "hubble_trace_point_arm64.cc",
+        "hubble_trace_point_arm_vixl.cc",
+    ] {
         build.file(emitters.join(name));
     }
     build.file(&driver);

@@ -1,16 +1,16 @@
 #!/bin/sh
-# Mutants of the trace-point emitters (compiler/optimizing/hubble/trace_point_*.cc; arm64 unless
+# Mutants of the trace-point emitters (compiler/optimizing/hubble_trace_point_*.cc; arm64 unless
 # the name says otherwise), for the compiler harness's own test that its checks can fail (tests/mutants.rs): built by
 # scripts/art-build --compiler into hubble-compile-method-mutant-KIND.
 #   mutate.sh clobber IN OUT   every trace point first writes x2, a register it does not own
 #   mutate.sh noexit  IN OUT   an exit trace point always branches past its store
-#   mutate.sh clobber-t32 IN OUT  (trace_point_arm_vixl.cc) every trace point first writes the
+#   mutate.sh clobber-t32 IN OUT  (hubble_trace_point_arm_vixl.cc) every trace point first writes the
 #                              lowest of r1-r3, r5-r7 that is not one of its temps
-#   mutate.sh noexit-x86_64 IN OUT  (trace_point_x86_64.cc) an exit trace point always jumps
+#   mutate.sh noexit-x86_64 IN OUT  (hubble_trace_point_x86_64.cc) an exit trace point always jumps
 #                              past its store
-#   mutate.sh noexit-x86 IN OUT  (trace_point_x86.cc) an exit trace point always jumps past its
+#   mutate.sh noexit-x86 IN OUT  (hubble_trace_point_x86.cc) an exit trace point always jumps past its
 #                              store
-#   mutate.sh clobber-x86 IN OUT  (trace_point_x86.cc) every trace point first writes the first
+#   mutate.sh clobber-x86 IN OUT  (hubble_trace_point_x86.cc) every trace point first writes the first
 #                              of ESI, EDI, EBX, ECX that is not its cursor (EAX, EDX: its temps)
 set -eu
 kind="$1" in="$2" out="$3"

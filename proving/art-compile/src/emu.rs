@@ -718,7 +718,7 @@ impl Machine {
         let ptr = isa.pointer_size();
         let offs = thread::hubble_offsets(ptr);
         let end = l.ring + ring_bytes;
-        // 32-bit mode: every record is one slot, limit = end (trace_point_x86.cc, "Wrap").
+        // 32-bit mode: every record is one slot, limit = end (hubble_trace_point_x86.cc, "Wrap").
         let limit = match isa {
             Isa::Arm64 => end - 8,
             Isa::Thumb2 | Isa::X86 => end,

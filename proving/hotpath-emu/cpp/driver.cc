@@ -1,12 +1,12 @@
-// Host driver: runs the real emitters (art-patches/files/compiler/optimizing/hubble/) against
+// Host driver: runs the real emitters (art-patches/files/compiler/optimizing/hubble_*) against
 // Debian's libvixl and hands the bytes to Rust. No sequence is written here except Nanoscope's
 // published A64 entry (the comparison point of docs/performance.md).
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
-#include "trace_point_arm64.h"
-#include "trace_point_arm_vixl.h"
+#include "hubble_trace_point_arm64.h"
+#include "hubble_trace_point_arm_vixl.h"
 
 using art::hubble::ThreadOffsets;
 using art::hubble::TraceKind;
@@ -57,7 +57,7 @@ int hubble_emit_a64(int kind, int method_reg, int isb, int terminator, const int
   return Copy(masm.GetBuffer()->GetStartAddress<uint8_t*>(), info->size, out, cap);
 }
 
-// The compiler's choice of entry kind (compiler/optimizing/hubble/trace_point.h EntryKindFor):
+// The compiler's choice of entry kind (compiler/optimizing/hubble_trace_point.h EntryKindFor):
 // origin 0 = JIT, 1 = AOT; method 0 = not known. Returns the TraceKind code.
 int hubble_entry_kind_for(int origin, uint64_t method) {
   return static_cast<int>(art::hubble::EntryKindFor(

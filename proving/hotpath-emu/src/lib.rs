@@ -1,7 +1,7 @@
 //! Host proof of the Hubble hot path.
 //!
 //! The trace-point emitters are the ART sources themselves
-//! (`art-patches/files/compiler/optimizing/hubble/*.cc`), compiled by `build.rs` against
+//! (`art-patches/files/compiler/optimizing/hubble_*.cc`), compiled by `build.rs` against
 //! Debian's libvixl-dev together with a small driver (`cpp/driver.cc`). This crate hands their
 //! bytes to the tests, which execute them in unicorn (A64 and T32) and qemu-aarch64, decode the
 //! ring with `hubble-format` and compare every slot with its reference writer.

@@ -1,5 +1,5 @@
 //! Many-thread mode on A64 (`docs/many-threads.md`): the emitted trace
-//! points (`trace_point_arm64.cc`) and the runtime's block-end function they call
+//! points (`hubble_trace_point_arm64.cc`) and the runtime's block-end function they call
 //! (`runtime/hubble/pool_arm64.S`, assembled unchanged by `build.rs`) run in unicorn for many
 //! threads that share one pool, each with a `Thread` image at the real offsets
 //! (`thread-offsets.txt`, `tid` included). After every trace point the pool, every header word

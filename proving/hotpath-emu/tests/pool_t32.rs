@@ -1,5 +1,5 @@
 //! Many-thread mode on T32 (`docs/many-threads.md`): a 32-bit process's
-//! emitted trace points (`trace_point_arm_vixl.cc`) and the runtime's block-end function they
+//! emitted trace points (`hubble_trace_point_arm_vixl.cc`) and the runtime's block-end function they
 //! call (`runtime/hubble/pool_arm.S`, assembled unchanged by `build.rs`) run in unicorn for
 //! many threads that share one pool, each with a `Thread` image at the real 32-bit offsets
 //! (`thread-offsets.txt`, `tid` included). After every trace point the pool, every header word

@@ -2,7 +2,7 @@
  * Hubble for AOSP: prints the bytes of the x86_64 and x86 trace points as ART emits them.
  *
  * Built in the trixie build root by scripts/hotpath-x86-gen from the patched ART work tree:
- * this file, the emitters (compiler/optimizing/hubble/trace_point_x86_64.cc, trace_point_x86.cc)
+ * this file, the emitters (compiler/optimizing/hubble_trace_point_x86_64.cc, hubble_trace_point_x86.cc)
  * and ART's own assemblers (compiler/utils/x86_64/assembler_x86_64.cc, x86/assembler_x86.cc,
  * utils/assembler.cc), linked against the patched libart.so.0 (libartbase: arenas, logging).
  * The Thread offsets are ART's accessors (Thread::Hubble*Offset<PointerSize>()), as the code
@@ -23,8 +23,8 @@
 #include "base/arena_allocator.h"
 #include "base/malloc_arena_pool.h"
 #include "base/memory_region.h"
-#include "optimizing/hubble/trace_point_x86.h"
-#include "optimizing/hubble/trace_point_x86_64.h"
+#include "optimizing/hubble_trace_point_x86.h"
+#include "optimizing/hubble_trace_point_x86_64.h"
 #include "thread.h"
 
 namespace {

@@ -1,5 +1,5 @@
 //! Many-thread mode on x86, a 32-bit process (`docs/many-threads.md`): the trace
-//! points ART's x86 assembler emits (`trace_point_x86.cc`, from `scripts/hotpath-x86-gen`) and
+//! points ART's x86 assembler emits (`hubble_trace_point_x86.cc`, from `scripts/hotpath-x86-gen`) and
 //! the runtime's block-end function they call (`runtime/hubble/pool_x86.S`, assembled unchanged
 //! into the static 32-bit harness) run natively, single-stepped, for many threads sharing one
 //! pool: each thread a page laid out like `Thread` at the real 32-bit offsets (`tid` included),

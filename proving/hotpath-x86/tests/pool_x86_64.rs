@@ -1,5 +1,5 @@
 //! Many-thread mode on x86_64 (`docs/many-threads.md`): the trace points ART's x86_64
-//! assembler emits (`trace_point_x86_64.cc`, from `scripts/hotpath-x86-gen`) and the runtime's
+//! assembler emits (`hubble_trace_point_x86_64.cc`, from `scripts/hotpath-x86-gen`) and the runtime's
 //! block-end function they call (`runtime/hubble/pool_x86_64.S`, assembled unchanged into the
 //! harness) run natively on this CPU, single-stepped, for many threads sharing one pool: each
 //! thread a page laid out like `Thread` at the real offsets (`tid` included), `%gs` at the one

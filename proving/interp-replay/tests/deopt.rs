@@ -48,13 +48,13 @@ impl Isa {
     /// Whether compiled code writes trace points: the series has the ISA's emitter.
     fn compiled_traces(self) -> bool {
         let file = match self {
-            Isa::Arm64 => "trace_point_arm64.cc",
-            Isa::Arm => "trace_point_arm_vixl.cc",
-            Isa::X86_64 => "trace_point_x86_64.cc",
-            Isa::X86 => "trace_point_x86.cc",
+            Isa::Arm64 => "hubble_trace_point_arm64.cc",
+            Isa::Arm => "hubble_trace_point_arm_vixl.cc",
+            Isa::X86_64 => "hubble_trace_point_x86_64.cc",
+            Isa::X86 => "hubble_trace_point_x86.cc",
         };
         repo_root()
-            .join("art-patches/files/compiler/optimizing/hubble")
+            .join("art-patches/files/compiler/optimizing")
             .join(file)
             .exists()
     }

@@ -82,7 +82,7 @@ fn emit(out: &PathBuf) -> Result<()> {
     let code = guest::code();
     let mut a64 = String::new();
     a64.push_str(&format!(
-        "# A64 trace points from art-patches/files/compiler/optimizing/hubble/trace_point_arm64.cc\n# (VIXL {}), x19 = Thread*, x0 = ArtMethod*, block at Thread+{} (art-patches/thread-offsets.txt: {:?})\n",
+        "# A64 trace points from art-patches/files/compiler/optimizing/hubble_trace_point_arm64.cc\n# (VIXL {}), x19 = Thread*, x0 = ArtMethod*, block at Thread+{} (art-patches/thread-offsets.txt: {:?})\n",
         "5.1 (libvixl-dev)",
         guest::block_offset(),
         thread_offsets::A64
@@ -115,7 +115,7 @@ fn emit(out: &PathBuf) -> Result<()> {
         ));
     }
     let mut t32 = format!(
-        "# T32 trace points from art-patches/files/compiler/optimizing/hubble/trace_point_arm_vixl.cc\n# r9 = Thread*, r0 = ArtMethod*, temps r4 r5 r6, block at Thread+{:?}\n",
+        "# T32 trace points from art-patches/files/compiler/optimizing/hubble_trace_point_arm_vixl.cc\n# r9 = Thread*, r0 = ArtMethod*, temps r4 r5 r6, block at Thread+{:?}\n",
         thread_offsets::ARM32
     );
     for (name, kind) in [("entry", Kind::Entry), ("exit", Kind::Exit)] {

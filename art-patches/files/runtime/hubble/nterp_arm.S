@@ -18,7 +18,7 @@
  * Hubble for AOSP: nterp's trace points on arm (included by interpreter/mterp/armng/main.S).
  *
  * armng runs in A32 (ARM) state, so these are the A32 forms of the T32 emitter's instructions
- * (compiler/optimizing/hubble/trace_point_arm_vixl.cc) in 32-bit mode:
+ * (compiler/optimizing/hubble_trace_point_arm_vixl.cc) in 32-bit mode:
  * one LDRD of cursor+limit from rSELF (r9), MRRC p15, 1, <lo>, <hi>, c14 (CNTVCT), one STRD with
  * post-increment (lo = ptr or 0, hi = ts), every record one slot, no pad (limit = end).
  * A32 differences: no CBZ (CMP + BEQ) and LDRD/STRD need an even/odd register pair, so the pair

@@ -18,7 +18,7 @@
  * Hubble for AOSP: nterp's trace points on arm64 (included by interpreter/mterp/arm64ng/main.S).
  *
  * The same instructions, registers and thread offsets as the A64 emitter of the optimizing
- * compiler (compiler/optimizing/hubble/trace_point_arm64.cc): xSELF = x19,
+ * compiler (compiler/optimizing/hubble_trace_point_arm64.cc): xSELF = x19,
  * scratch IP0/IP1 = x16/x17, the ArtMethod* in x0, CNTVCT_EL0, one LDP of cursor+limit, the
  * slot encoding and the slow path of runtime/hubble/README.md. Differences, all off the fast path:
  *  - the fast path branches forward over the out-of-line part (b.lo) instead of jumping out to

@@ -17,9 +17,9 @@
 /*
  * Hubble for AOSP: nterp's trace points on x86 (included by interpreter/mterp/x86ng/main.S).
  *
- * The same algorithm as the x86 trace points of compiled code (compiler/optimizing/hubble/
- * trace_point_x86.cc, patch 0015), so that interpreted frames of the 32-bit x86 emulator images
- * are traced too, as nterp_x86_64.S does for x86_64. The algorithm of runtime/hubble/README.md in
+ * The same algorithm as the x86 trace points of compiled code
+ * (compiler/optimizing/hubble_trace_point_x86.cc, patch 0015), so that interpreted frames of the
+ * 32-bit x86 emulator images are traced too, as nterp_x86_64.S does for x86_64. The algorithm of runtime/hubble/README.md in
  * 32-bit mode: every record one slot (lo = ArtMethod* or 0, hi = the counter's low 32 bits), no
  * pad (limit = end). The thread block is reached through %fs like every other Thread field in
  * x86 nterp (rSELF); the clock is RDTSC, as in runtime/hubble/trace_point.h on x86 and x86_64.

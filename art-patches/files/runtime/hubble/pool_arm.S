@@ -18,7 +18,7 @@
  * Hubble for AOSP: the pool's block-end function on arm (many-thread mode,
  * runtime/hubble/README.md): pool_arm64.S's algorithm in T32, for a 32-bit process. Included by
  * nterp_arm.S, whose slow-path macro expands it next to hubble_nterp_slow_path, so it is in
- * libart wherever nterp is. Compiled code's out-of-line half (trace_point_arm_vixl.cc) calls it
+ * libart wherever nterp is. Compiled code's out-of-line half (hubble_trace_point_arm_vixl.cc) calls it
  * through the pool header's P_TAKE, which the runtime sets from ART's PoolTakeEntry; nterp (A32)
  * calls it with BLX (interworking).
  *

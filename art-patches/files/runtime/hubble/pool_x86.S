@@ -18,7 +18,7 @@
  * Hubble for AOSP: the pool's block-end function on x86 (many-thread mode,
  * runtime/hubble/README.md): pool_x86_64.S's algorithm for a 32-bit process. Included by
  * nterp_x86.S, whose slow-path macro expands it next to hubble_nterp_slow_path (nterp jumps to
- * it); compiled code's out-of-line half (trace_point_x86.cc) calls it through the pool header's
+ * it); compiled code's out-of-line half (hubble_trace_point_x86.cc) calls it through the pool header's
  * P_TAKE, which the runtime sets from ART's PoolTakeEntry.
  *
  * 32-bit mode: the Thread words are 32-bit (cursor, limit = the block's end, stop, begin, end);

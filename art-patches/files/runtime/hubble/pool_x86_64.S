@@ -18,7 +18,7 @@
  * Hubble for AOSP: the pool's block-end function on x86_64 (many-thread mode,
  * runtime/hubble/README.md): pool_arm64.S's algorithm with x86 atomics.
  * Included by nterp_x86_64.S, whose slow-path macro expands it next to hubble_nterp_slow_path
- * (nterp jumps to it); compiled code's out-of-line half (trace_point_x86_64.cc) calls it through
+ * (nterp jumps to it); compiled code's out-of-line half (hubble_trace_point_x86_64.cc) calls it through
  * the pool header's P_TAKE, which the runtime sets from ART's PoolTakeEntry (its address).
  *
  * Contract:

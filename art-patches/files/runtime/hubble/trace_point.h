@@ -19,7 +19,7 @@
  * (the switch interpreter, the exception unwinder, the generic JNI path).
  *
  * It is the traced-side algorithm (runtime/hubble/README.md), line for line
- * the same as the hand-written A64/T32 sequences of art/compiler/optimizing/hubble/ and the
+ * the same as the hand-written A64/T32 sequences of art/compiler/optimizing/hubble_trace_point_*.cc and the
  * nterp macros (runtime/hubble/nterp_*.S), writing the same slots
  * (Hubble's hubble_format::RingWriter is the reference; its host harness checks slot for slot).
  *

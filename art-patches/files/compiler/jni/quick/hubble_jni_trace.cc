@@ -25,27 +25,27 @@
 #include "base/casts.h"
 #include "calling_convention.h"
 #include "driver/compiler_options.h"
-#include "optimizing/hubble/hubble_options.h"
-#include "optimizing/hubble/trace_point.h"
+#include "optimizing/hubble_options.h"
+#include "optimizing/hubble_trace_point.h"
 #include "thread.h"
 
 #ifdef ART_ENABLE_CODEGEN_arm
-#include "optimizing/hubble/trace_point_arm_vixl.h"
+#include "optimizing/hubble_trace_point_arm_vixl.h"
 #include "utils/arm/jni_macro_assembler_arm_vixl.h"
 #endif
 
 #ifdef ART_ENABLE_CODEGEN_arm64
-#include "optimizing/hubble/trace_point_arm64.h"
+#include "optimizing/hubble_trace_point_arm64.h"
 #include "utils/arm64/jni_macro_assembler_arm64.h"
 #endif
 
 #ifdef ART_ENABLE_CODEGEN_x86
-#include "optimizing/hubble/trace_point_x86.h"
+#include "optimizing/hubble_trace_point_x86.h"
 #include "utils/x86/jni_macro_assembler_x86.h"
 #endif
 
 #ifdef ART_ENABLE_CODEGEN_x86_64
-#include "optimizing/hubble/trace_point_x86_64.h"
+#include "optimizing/hubble_trace_point_x86_64.h"
 #include "utils/x86_64/jni_macro_assembler_x86_64.h"
 #endif
 

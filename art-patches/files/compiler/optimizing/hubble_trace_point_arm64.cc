@@ -63,7 +63,7 @@
  * cursor = 0 first, then STLR of the end position (protocol (2), (3)). The TST touches no
  * memory, and the CCMP, MRS and B.HS keep their order, so nothing else moved.
  */
-#include "trace_point_arm64.h"
+#include "hubble_trace_point_arm64.h"
 
 namespace art {
 namespace hubble {

@@ -24,8 +24,8 @@
  *
  * Set it with -DART_USE_HUBBLE=0 (Android.bp cflags, or the host build's CXXFLAGS).
  */
-#ifndef ART_COMPILER_OPTIMIZING_HUBBLE_HUBBLE_OPTIONS_H_
-#define ART_COMPILER_OPTIMIZING_HUBBLE_HUBBLE_OPTIONS_H_
+#ifndef ART_COMPILER_OPTIMIZING_HUBBLE_OPTIONS_H_
+#define ART_COMPILER_OPTIMIZING_HUBBLE_OPTIONS_H_
 
 #ifndef ART_USE_HUBBLE
 #define ART_USE_HUBBLE 1
@@ -39,4 +39,4 @@ static constexpr bool kUseHubble = ART_USE_HUBBLE != 0;
 }  // namespace hubble
 }  // namespace art
 
-#endif  // ART_COMPILER_OPTIMIZING_HUBBLE_HUBBLE_OPTIONS_H_
+#endif  // ART_COMPILER_OPTIMIZING_HUBBLE_OPTIONS_H_

@@ -25,7 +25,7 @@
 #ifndef ART_COMPILER_OPTIMIZING_HUBBLE_TRACE_POINT_X86_H_
 #define ART_COMPILER_OPTIMIZING_HUBBLE_TRACE_POINT_X86_H_
 
-#include "trace_point.h"
+#include "hubble_trace_point.h"
 #include "utils/x86/assembler_x86.h"
 
 namespace art HIDDEN {

@@ -33,7 +33,7 @@
  * A slot is two 4-byte stores, as in nterp_x86.S: a reader only trusts slots below a cursor it
  * has read, and the cursor store comes after both (stores are not reordered with stores).
  */
-#include "trace_point_x86.h"
+#include "hubble_trace_point_x86.h"
 
 namespace art HIDDEN {
 namespace hubble {

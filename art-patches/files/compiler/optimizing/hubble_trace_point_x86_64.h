@@ -26,7 +26,7 @@
 #ifndef ART_COMPILER_OPTIMIZING_HUBBLE_TRACE_POINT_X86_64_H_
 #define ART_COMPILER_OPTIMIZING_HUBBLE_TRACE_POINT_X86_64_H_
 
-#include "trace_point.h"
+#include "hubble_trace_point.h"
 #include "utils/x86_64/assembler_x86_64.h"
 
 namespace art HIDDEN {

@@ -21,7 +21,7 @@
 #ifndef ART_COMPILER_OPTIMIZING_HUBBLE_TRACE_POINT_ARM_VIXL_H_
 #define ART_COMPILER_OPTIMIZING_HUBBLE_TRACE_POINT_ARM_VIXL_H_
 
-#include "trace_point.h"
+#include "hubble_trace_point.h"
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wshadow"

@@ -28,7 +28,7 @@
  *     str   rC, [r9, #cursor]
  *   done:
  */
-#include "trace_point_arm_vixl.h"
+#include "hubble_trace_point_arm_vixl.h"
 
 namespace art {
 namespace hubble {

@@ -40,7 +40,7 @@
  * the acquire fence of the slow path (DMB ISHLD on arm64) and the release store of the stop
  * publication (STLR) are plain MOVs here, as in nterp_x86_64.S.
  */
-#include "trace_point_x86_64.h"
+#include "hubble_trace_point_x86_64.h"
 
 namespace art HIDDEN {
 namespace hubble {

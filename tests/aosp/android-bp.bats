@@ -86,26 +86,33 @@ EOF2
   [ "$rc" = 0 ] || fail "run-cxxbridge-genrules.sh exited $rc"
 }
 
+# each_added_to_an_android_bp PREFIX WHY < FILES: fails at the first of FILES that no patch of
+# the series adds to an Android.bp's srcs, where each is named by its path with PREFIX (a glob
+# pattern) cut from its front; WHY says what its absence breaks.
+each_added_to_an_android_bp() {
+  local f rel
+  while IFS= read -r f; do
+    # shellcheck disable=SC2295  # PREFIX is a pattern on purpose
+    rel="${f#$1}"
+    grep -qsE "^\+.*\"${rel//./\\.}\"" art-patches/patches/*.patch || fail "$f $2"
+  done
+}
+
 # A run-test's native code is built into ART's libarttest only when art/test/Android.bp lists it
 # (libarttest-defaults srcs): without it the run-test's native methods do not link on a device.
 # Patch 0030 adds ours; every run-test source must be in a patch's added Android.bp lines.
 @test "series: every run-test's native source is built into libarttest" {
-  local cc rel
-  while IFS= read -r cc; do
-    rel="${cc#tests/art-run-test/}"
-    grep -qsE "^\+.*\"${rel//./\\.}\"" art-patches/patches/*.patch \
-      || fail "$cc is not added to art/test/Android.bp (libarttest-defaults srcs) by any patch: on a device the run-test's native methods will not load"
-  done < <(find tests/art-run-test -mindepth 2 -name '*.cc' 2>/dev/null | LC_ALL=C sort)
+  each_added_to_an_android_bp 'tests/art-run-test/' \
+    "is not added to art/test/Android.bp (libarttest-defaults srcs) by any patch: on a device the run-test's native methods will not load" \
+    < <(find tests/art-run-test -mindepth 2 -name '*.cc' 2>/dev/null | LC_ALL=C sort)
 }
 
 # Every new ART C++ file must be in its module's Android.bp srcs through the series (the host
 # build picks them up by directory, Soong only by name): hubble_bridge.cc was missing from
 # runtime/Android.bp until 0003 listed it, which would have left libart unlinkable on AOSP.
 @test "series: every new ART source is in an Android.bp srcs list of the series" {
-  local f rel
-  while IFS= read -r f; do
-    rel="${f#*/}"
-    grep -qsE "^\+.*\"${rel//./\\.}\"" art-patches/patches/*.patch \
-      || fail "art-patches/files/$f is in no Android.bp srcs added by the series: Soong would not build it"
-  done < <(cd art-patches/files && find . -name '*.cc' ! -name '*_test.cc' | sed 's|^\./||' | LC_ALL=C sort)
+  # Named from the module's directory: art-patches/files/runtime/hubble/x.cc is hubble/x.cc.
+  each_added_to_an_android_bp 'art-patches/files/*/' \
+    "is in no Android.bp srcs added by the series: Soong would not build it" \
+    < <(find art-patches/files -name '*.cc' ! -name '*_test.cc' | LC_ALL=C sort)
 }

@@ -256,6 +256,31 @@ GLUE_TEST(a_thread_that_began_detaching_before_the_start_is_not_left_registered)
   GLUE_CHECK(Registry().count(H(self)) == 1, "the main thread was not reported");
 }
 
+// `dying` detaches on its own thread (its hook posted) while the start is held up; returns once
+// the hook has returned or waits on a futex (behind the start's lock). `entered` and `detached`
+// (the test's: the hook may outlive this call) say how far it got.
+void DetachWhileTheStartIsHeld(Mutator& dying, std::atomic<bool>& entered,
+                               std::atomic<bool>& detached) {
+  dying.Post([&] {
+    entered = true;
+    art::hubble::OnThreadDetaching(dying.thread());
+    detached = true;
+  });
+  glue::WaitFor([&] {
+    return entered.load() &&
+           (detached.load() || glue::InFutexWait(art::StubTest::Tid(dying.thread())));
+  });
+}
+
+// Once the start is let go: it and the detach both end, and the detaching thread is not left
+// registered (`why`: what it would mean), the main thread `self` is.
+void CheckNotLeftRegistered(Thread* self, Mutator& dying, const std::atomic<bool>& started,
+                            const std::atomic<bool>& detached, const char* why) {
+  GLUE_CHECK(glue::WaitFor([&] { return started.load() && detached.load(); }), "hung");
+  GLUE_CHECK(Registry().count(H(dying.thread())) == 0, "%s", why);
+  GLUE_CHECK(Registry().count(H(self)) == 1, "the main thread was not reported");
+}
+
 // The same while the start is under way: the detaching thread runs its hook after
 // RuntimeStarted and before the start reports the list (held up here on thread_list_lock_).
 // Whatever the order, it must end up not registered.
@@ -272,20 +297,11 @@ GLUE_TEST(a_thread_detaching_while_the_start_reports_is_not_left_registered) {
   });
   GLUE_CHECK(blocked, "the start did not reach thread_list_lock_");
   std::atomic<bool> entered{false};
-  dying.Post([&] {
-    entered = true;
-    art::hubble::OnThreadDetaching(dying.thread());
-    detached = true;
-  });
-  glue::WaitFor([&] {
-    return entered.load() &&
-           (detached.load() || glue::InFutexWait(art::StubTest::Tid(dying.thread())));
-  });
+  DetachWhileTheStartIsHeld(dying, entered, detached);
   art::Locks::thread_list_lock_->ExclusiveUnlock(self);
-  GLUE_CHECK(glue::WaitFor([&] { return started.load() && detached.load(); }), "hung");
-  GLUE_CHECK(Registry().count(H(dying.thread())) == 0,
-             "a detaching thread was left registered (reported attached after its detach)");
-  GLUE_CHECK(Registry().count(H(self)) == 1, "the main thread was not reported");
+  CheckNotLeftRegistered(self, dying, started, detached,
+                         "a detaching thread was left registered (reported attached after its "
+                         "detach)");
 }
 
 // The same while the start is inside its reports (held here in the report of the first thread,
@@ -299,20 +315,11 @@ GLUE_TEST(a_thread_detaching_while_the_start_is_inside_its_reports_is_not_left_r
   std::atomic<bool> started{false}, entered{false}, detached{false};
   starter.Post([&] { art::hubble::OnProcessStarted(starter.thread()); started = true; });
   GLUE_CHECK(glue::WaitFor([&] { return gHeld.load(); }), "the start reported nothing");
-  dying.Post([&] {
-    entered = true;
-    art::hubble::OnThreadDetaching(dying.thread());
-    detached = true;
-  });
-  glue::WaitFor([&] {
-    return entered.load() &&
-           (detached.load() || glue::InFutexWait(art::StubTest::Tid(dying.thread())));
-  });
+  DetachWhileTheStartIsHeld(dying, entered, detached);
   gRelease = true;
-  GLUE_CHECK(glue::WaitFor([&] { return started.load() && detached.load(); }), "hung");
-  GLUE_CHECK(Registry().count(H(dying.thread())) == 0,
-             "a thread that detached during the reports was reported after its detach");
-  GLUE_CHECK(Registry().count(H(self)) == 1, "the main thread was not reported");
+  CheckNotLeftRegistered(self, dying, started, detached,
+                         "a thread that detached during the reports was reported after its "
+                         "detach");
 }
 
 // Thread names reach ART as modified UTF-8 (Thread.setName -> GetStringUTFChars: a supplementary

@@ -110,36 +110,36 @@ PY
   must_fail python3 "$PEERS/check_dmtracedump.py" "$HUBBLE" "$WORK/bad.trace" "$WORK/one/"*.hubble
 }
 t "dmtracedump check rejects a corrupted record" corrupt_trace
-corrupt_perfetto() {
-  # One slice's timestamp delta 1 ns off: with incremental timestamps every later step of its
-  # sequence moves, and the check must see it.
-  python3 - "$WORK/three/out.pftrace" "$WORK/bad.pftrace" <<'PY'
-import sys
+# perfetto_edit IN OUT PYTHON: the perfetto trace IN written to OUT once PYTHON (statements on
+# `t`, its perfetto_trace_pb2.Trace, with `pb` and `collections` imported) has changed it.
+perfetto_edit() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import collections, sys
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 t = pb.Trace()
 t.ParseFromString(open(sys.argv[1], "rb").read())
-events = [p for p in t.packet if p.HasField("track_event")]
-events[len(events) // 2].timestamp += 1
+exec(sys.argv[3])
 open(sys.argv[2], "wb").write(t.SerializeToString())
 PY
+}
+corrupt_perfetto() {
+  # One slice's timestamp delta 1 ns off: with incremental timestamps every later step of its
+  # sequence moves, and the check must see it.
+  perfetto_edit "$WORK/three/out.pftrace" "$WORK/bad.pftrace" '
+events = [p for p in t.packet if p.HasField("track_event")]
+events[len(events) // 2].timestamp += 1'
   must_fail python3 "$PEERS/check_perfetto.py" "$HUBBLE" "$WORK/bad.pftrace" "$WORK/three/"*.hubble
 }
 t "perfetto check rejects a timestamp delta 1 ns off" corrupt_perfetto
 split_v4_track() {
   # A v4 thread's later run moved to a track of its own: the thread is no longer one track.
-  python3 - "$WORK/v4/out.pftrace" "$WORK/split.pftrace" <<'PY'
-import collections, sys
-from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
-t = pb.Trace()
-t.ParseFromString(open(sys.argv[1], "rb").read())
+  perfetto_edit "$WORK/v4/out.pftrace" "$WORK/split.pftrace" '
 seqs = collections.defaultdict(list)
 for p in t.packet:
     if p.HasField("trace_packet_defaults"):
         seqs[p.trace_packet_defaults.track_event_defaults.track_uuid].append(p)
 shared = next(ps for ps in seqs.values() if len(ps) > 1)
-shared[-1].trace_packet_defaults.track_event_defaults.track_uuid ^= 1 << 40
-open(sys.argv[2], "wb").write(t.SerializeToString())
-PY
+shared[-1].trace_packet_defaults.track_event_defaults.track_uuid ^= 1 << 40'
   must_fail python3 "$PEERS/check_perfetto.py" "$HUBBLE" "$WORK/split.pftrace" "$WORK/v4/"*.hubble
 }
 t "perfetto check rejects a v4 thread split over two tracks" split_v4_track
@@ -175,40 +175,35 @@ PY
 t "perfetto beside check rejects Hubble's clock 1 ns off" beside_edited clock
 t "perfetto beside check rejects a thread track on another tid" beside_edited tid
 
+# refused RC NEEDLE: the export to never.pftrace that just ended with status RC (its stderr in
+# $WORK/err) exited 2 with one line saying NEEDLE, and left nothing behind.
+refused() {
+  [ "$1" -eq 2 ] || { echo "exit $1, want 2"; return 1; }
+  [ "$(wc -l < "$WORK/err")" -eq 1 ] || { cat "$WORK/err"; return 1; }
+  grep -q "$2" "$WORK/err" || { cat "$WORK/err"; return 1; }
+  local leftovers=("$WORK"/*never.pftrace* "$WORK"/.*never.pftrace*)
+  for f in "${leftovers[@]}"; do [ ! -e "$f" ] || { echo "left behind: $f"; return 1; }; done
+}
 bad_input() {
   local rc=0 files=("$WORK/one/"*.hubble)
   head -c 200 "${files[0]}" > "$WORK/cut.hubble"
   "$HUBBLE" export "$WORK/cut.hubble" --format perfetto -o "$WORK/never.pftrace" 2>"$WORK/err" || rc=$?
-  [ "$rc" -eq 2 ] || { echo "exit $rc, want 2"; return 1; }
-  [ "$(wc -l < "$WORK/err")" -eq 1 ] || { cat "$WORK/err"; return 1; }
-  grep -q "cut.hubble" "$WORK/err" || { cat "$WORK/err"; return 1; }
-  local leftovers=("$WORK"/*never.pftrace* "$WORK"/.*never.pftrace*)
-  for f in "${leftovers[@]}"; do [ ! -e "$f" ] || { echo "left behind: $f"; return 1; }; done
+  refused "$rc" "cut.hubble"
 }
 t "truncated input: exit 2, one line naming the file, no output" bad_input
 bad_with() {  # bad_with NAME NEEDLE: a system trace that cannot take Hubble's slices
   local rc=0 files=("$WORK/one/"*.hubble)
   "$HUBBLE" export "${files[@]}" --format perfetto --with "$WORK/$1" -o "$WORK/never.pftrace" \
     2>"$WORK/err" || rc=$?
-  [ "$rc" -eq 2 ] || { echo "exit $rc, want 2"; return 1; }
-  [ "$(wc -l < "$WORK/err")" -eq 1 ] || { cat "$WORK/err"; return 1; }
-  grep -q "$1: $2" "$WORK/err" || { cat "$WORK/err"; return 1; }
-  local leftovers=("$WORK"/*never.pftrace* "$WORK"/.*never.pftrace*)
-  for f in "${leftovers[@]}"; do [ ! -e "$f" ] || { echo "left behind: $f"; return 1; }; done
+  refused "$rc" "$1: $2"
 }
 not_perfetto() {  # a Hubble trace given as the system trace
   cp "$WORK/one/"*.hubble "$WORK/not-perfetto.pftrace"
   bad_with not-perfetto.pftrace "not a Perfetto trace"
 }
 no_snapshot() {  # the scenario's system trace without its clock snapshots
-  python3 - "$WORK/three/system.pftrace" "$WORK/no-snapshot.pftrace" <<'PY'
-import sys
-from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
-t = pb.Trace()
-t.ParseFromString(open(sys.argv[1], "rb").read())
-kept = [p for p in t.packet if not p.HasField("clock_snapshot")]
-open(sys.argv[2], "wb").write(pb.Trace(packet=kept).SerializeToString())
-PY
+  perfetto_edit "$WORK/three/system.pftrace" "$WORK/no-snapshot.pftrace" '
+t = pb.Trace(packet=[p for p in t.packet if not p.HasField("clock_snapshot")])'
   bad_with no-snapshot.pftrace "no clock snapshot relates BOOTTIME"
 }
 t "--with a file that is not a Perfetto trace: exit 2, one line naming it, no output" not_perfetto

@@ -362,6 +362,16 @@ constexpr Target kTargets[] = {
     {"x86", InstructionSet::kX86},
 };
 
+// The target `name` names, or nullptr for an unknown ISA (said on stderr, with the ones the
+// caller knows).
+const Target* TargetNamed(const std::string& name, const char* known) {
+  for (const Target& t : kTargets) {
+    if (name == t.name) return &t;
+  }
+  fprintf(stderr, "unknown ISA '%s' (%s)\n", name.c_str(), known);
+  return nullptr;
+}
+
 const char* AnalysisName(GraphAnalysisResult r) {
   switch (r) {
     case kAnalysisSkipped: return "skipped (huge or large branchless method)";
@@ -728,14 +738,8 @@ int CompileMethodTo(const DexFile& dex_file,
     std::stringstream list(isas);
     std::string isa_name;
     while (std::getline(list, isa_name, ',')) {
-      const Target* target = nullptr;
-      for (const Target& t : kTargets) {
-        if (isa_name == t.name) target = &t;
-      }
-      if (target == nullptr) {
-        fprintf(stderr, "unknown ISA '%s' (arm64, thumb2, x86_64)\n", isa_name.c_str());
-        return 2;
-      }
+      const Target* target = TargetNamed(isa_name, "arm64, thumb2, x86_64");
+      if (target == nullptr) return 2;
       CompileJniFor(*target, dex_file, method.GetIndex(), access_flags, out);
     }
     return WriteWhole(out.str(), out_path) ? 0 : 2;
@@ -776,14 +780,8 @@ int CompileMethodTo(const DexFile& dex_file,
   std::stringstream list(isas);
   std::string isa_name;
   while (std::getline(list, isa_name, ',')) {
-    const Target* target = nullptr;
-    for (const Target& t : kTargets) {
-      if (isa_name == t.name) target = &t;
-    }
-    if (target == nullptr) {
-      fprintf(stderr, "unknown ISA '%s' (arm64, thumb2, x86_64, x86)\n", isa_name.c_str());
-      return 2;
-    }
+    const Target* target = TargetNamed(isa_name, "arm64, thumb2, x86_64, x86");
+    if (target == nullptr) return 2;
     std::string why;
     if (!CompileFor(*target, dex_file, method.GetIndex(), klass.GetClassDefIndex(),
                     method.GetAccessFlags(), code_item, no_trace, out, &why)) {

@@ -220,7 +220,6 @@ pub fn run(code: &[u8], args: &[Arg], method: u64) -> Result<NativeRun, NativeEr
 /// Calls `d.methods[0]` once, tracing on, its invokes dispatched into the other methods' code
 /// and its field accesses served (`crate::native_dispatch`), with `heap` (the objects,
 /// `heap::image`) mapped at `heap::HEAP_BASE`.
-#[cfg(target_arch = "x86_64")]
 pub fn run_dispatch(
     d: &NativeDispatch,
     heap: &[u8],
@@ -242,18 +241,8 @@ pub fn run_dispatch(
     )
 }
 
-#[cfg(not(target_arch = "x86_64"))]
-pub fn run_dispatch(
-    _d: &NativeDispatch,
-    _heap: &[u8],
-    _args: &[Arg],
-) -> Result<NativeRun, NativeError> {
-    Err(NativeError::WrongHost)
-}
-
 /// Calls the code `iterations` times in a row in one child, with tracing on (the Hubble block
 /// as start() leaves it) or off (cursor 0, as between stop and restart), and times the loop.
-#[cfg(target_arch = "x86_64")]
 pub fn calls(
     code: &[u8],
     args: &[Arg],
@@ -268,7 +257,6 @@ pub fn calls(
 /// `pool::start` leaves it (no block, `begin` = the pool | 1, `tid` set): the trace points take
 /// blocks of the pool `pool` describes through its `P_TAKE`. The result's `ring` holds the
 /// pool's slots from [`POOL_BASE`], `cursor` the thread's cursor (absolute), `end` its block.
-#[cfg(target_arch = "x86_64")]
 pub fn pool_calls(
     code: &[u8],
     args: &[Arg],
@@ -294,20 +282,8 @@ pub fn pool_calls(
     )
 }
 
-#[cfg(not(target_arch = "x86_64"))]
-pub fn pool_calls(
-    _code: &[u8],
-    _args: &[Arg],
-    _method: u64,
-    _iterations: u64,
-    _pool: &PoolSetup,
-) -> Result<NativeRun, NativeError> {
-    Err(NativeError::WrongHost)
-}
-
 /// Calls a compiled JNI stub once, `method` an `ArtMethod*` the child maps (its declaring
 /// class and entry point from JNI written from `jni`), around the native code in `jni`.
-#[cfg(target_arch = "x86_64")]
 pub fn jni_call(
     code: &[u8],
     args: &[Arg],
@@ -315,16 +291,6 @@ pub fn jni_call(
     jni: &JniImage<'_>,
 ) -> Result<NativeRun, NativeError> {
     run_child(code, args, method, 1, true, Some(*jni), None, None)
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-pub fn jni_call(
-    _code: &[u8],
-    _args: &[Arg],
-    _method: u64,
-    _jni: &JniImage<'_>,
-) -> Result<NativeRun, NativeError> {
-    Err(NativeError::WrongHost)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -461,13 +427,18 @@ fn run_child(
     })
 }
 
+/// The compiled code is x86_64's: on any other host no child can run it.
 #[cfg(not(target_arch = "x86_64"))]
-pub fn calls(
+#[allow(clippy::too_many_arguments)]
+fn run_child(
     _code: &[u8],
     _args: &[Arg],
     _method: u64,
     _iterations: u64,
     _tracing: bool,
+    _jni: Option<JniImage<'_>>,
+    _pool: Option<PoolSetup>,
+    _dispatch: Option<(&NativeDispatch, &[u8])>,
 ) -> Result<NativeRun, NativeError> {
     Err(NativeError::WrongHost)
 }

@@ -23,10 +23,26 @@ struct BlobInfo {
 
 ThreadOffsets Offsets(const int32_t* o) { return ThreadOffsets{o[0], o[1], o[2], o[3], o[4]}; }
 
-int Copy(const uint8_t* code, size_t size, uint8_t* out, size_t cap) {
-  if (size > cap) return -1;
-  std::memcpy(out, code, size);
+// Finalizes the blob in `masm` and copies it to `out`: 0, or -1 if it is larger than `cap`.
+template <typename MacroAssembler>
+int Finish(MacroAssembler* masm, uint8_t* out, size_t cap, BlobInfo* info) {
+  masm->FinalizeCode();
+  info->size = static_cast<uint32_t>(masm->GetSizeOfCodeGenerated());
+  if (info->size > cap) return -1;
+  std::memcpy(out, masm->GetBuffer()->template GetStartAddress<uint8_t*>(), info->size);
   return 0;
+}
+
+// The A64 terminator after the inline half (0: BRK #0, 1: RET), where the out-of-line half
+// begins.
+void TerminateA64(vixl::aarch64::MacroAssembler* masm, int terminator, BlobInfo* info) {
+  info->terminator = static_cast<uint32_t>(masm->GetCursorOffset());
+  if (terminator == 0) {
+    masm->Brk(0);
+  } else {
+    masm->Ret();
+  }
+  info->out_of_line = static_cast<uint32_t>(masm->GetCursorOffset());
 }
 
 }  // namespace
@@ -44,17 +60,9 @@ int hubble_emit_a64(int kind, int method_reg, int isb, int terminator, const int
   const TraceKind k = static_cast<TraceKind>(kind);
   const Register method = XRegister(method_reg);
   art::hubble::EmitTracePointArm64(&masm, tp, k, method, &labels);
-  info->terminator = static_cast<uint32_t>(masm.GetCursorOffset());
-  if (terminator == 0) {
-    masm.Brk(0);
-  } else {
-    masm.Ret();
-  }
-  info->out_of_line = static_cast<uint32_t>(masm.GetCursorOffset());
+  TerminateA64(&masm, terminator, info);
   art::hubble::EmitTracePointOutOfLineArm64(&masm, tp, k, method, &labels);
-  masm.FinalizeCode();
-  info->size = static_cast<uint32_t>(masm.GetSizeOfCodeGenerated());
-  return Copy(masm.GetBuffer()->GetStartAddress<uint8_t*>(), info->size, out, cap);
+  return Finish(&masm, out, cap, info);
 }
 
 // The compiler's choice of entry kind (compiler/optimizing/hubble_trace_point.h EntryKindFor):
@@ -83,9 +91,7 @@ int hubble_emit_t32(int kind, int method_reg, const int32_t* temps, int isb, int
   }
   info->out_of_line = static_cast<uint32_t>(masm.GetCursorOffset());
   art::hubble::EmitTracePointOutOfLineArmVIXL(&masm, tp, k, &labels);
-  masm.FinalizeCode();
-  info->size = static_cast<uint32_t>(masm.GetSizeOfCodeGenerated());
-  return Copy(masm.GetBuffer()->GetStartAddress<uint8_t*>(), info->size, out, cap);
+  return Finish(&masm, out, cap, info);
 }
 
 // Nanoscope's A64 entry, transcribed from its wiki (Architecture: Nanoscope ROM), encoded with
@@ -105,16 +111,8 @@ int hubble_emit_nanoscope_a64(int terminator, int32_t data_ptr_offset, uint8_t* 
     masm.str(x16, MemOperand(x19, data_ptr_offset));  // STR data_ptr, [TR, data_ptr_offset]
     masm.bind(&done);
   }
-  info->terminator = static_cast<uint32_t>(masm.GetCursorOffset());
-  if (terminator == 0) {
-    masm.Brk(0);
-  } else {
-    masm.Ret();
-  }
-  info->out_of_line = static_cast<uint32_t>(masm.GetCursorOffset());
-  masm.FinalizeCode();
-  info->size = static_cast<uint32_t>(masm.GetSizeOfCodeGenerated());
-  return Copy(masm.GetBuffer()->GetStartAddress<uint8_t*>(), info->size, out, cap);
+  TerminateA64(&masm, terminator, info);
+  return Finish(&masm, out, cap, info);
 }
 
 }  // extern "C"

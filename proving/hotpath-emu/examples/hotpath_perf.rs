@@ -214,6 +214,11 @@ fn off_path_asm(blob: &Blob) -> String {
     panic!("no CBZ in the inline half");
 }
 
+/// A heading of the report, a blank line either side.
+fn heading(w: &mut String, text: &str) {
+    writeln!(w, "\n{text}\n").unwrap();
+}
+
 fn insn_count(asm: &str) -> usize {
     asm.lines()
         .filter(|l| !l.ends_with(':') && !l.starts_with('.') && !l.is_empty())
@@ -273,9 +278,7 @@ fn main() {
         thread_offsets::SOURCE
     )
     .unwrap();
-    writeln!(w).unwrap();
-    writeln!(w, "## Executed instructions per trace point (unicorn)").unwrap();
-    writeln!(w).unwrap();
+    heading(w, "## Executed instructions per trace point (unicorn)");
     writeln!(
         w,
         "Every path the emulator tests take, counted by a unicorn code hook over the emitted \
@@ -423,11 +426,14 @@ fn main() {
         writeln!(w, "|---|---|{}", "---|".repeat(A64_CPUS.len())).unwrap();
     };
     let cell = |m: &Option<Mca>, f: &dyn Fn(&Mca) -> String| m.as_ref().map_or("n/a".into(), f);
-    // One table row per sequence: its name, instruction count and a figure per core.
-    let rows = |w: &mut String,
-                seqs: &[(&str, String)],
-                runs: &[Vec<Option<Mca>>],
-                f: &dyn Fn(&Mca) -> String| {
+    // A table under the header: one row per sequence, its name, instruction count and a figure
+    // per core.
+    let table = |w: &mut String,
+                 first: &str,
+                 seqs: &[(&str, String)],
+                 runs: &[Vec<Option<Mca>>],
+                 f: &dyn Fn(&Mca) -> String| {
+        header(w, first);
         for ((name, asm), row) in seqs.iter().zip(runs) {
             let cells: Vec<String> = row.iter().map(|m| cell(m, f)).collect();
             writeln!(
@@ -462,9 +468,7 @@ fn main() {
          returns cost nothing in llvm-mca."
     )
     .unwrap();
-    writeln!(w).unwrap();
-    writeln!(w, "### ON: the straight-line traced path").unwrap();
-    writeln!(w).unwrap();
+    heading(w, "### ON: the straight-line traced path");
     writeln!(
         w,
         "The inline half's ON path (branches present, not taken), as capstone disassembles the \
@@ -484,18 +488,14 @@ fn main() {
     )
     .unwrap();
     writeln!(w).unwrap();
-    header(w, "sequence");
-    rows(w, &on, &on_mca, &|m| format!("{:.2}", m.cycles_per_iter));
-    writeln!(w).unwrap();
-    writeln!(w, "#### Block RThroughput / IPC of the same runs").unwrap();
-    writeln!(w).unwrap();
-    header(w, "sequence");
-    rows(w, &on, &on_mca, &|m| {
+    table(w, "sequence", &on, &on_mca, &|m| {
+        format!("{:.2}", m.cycles_per_iter)
+    });
+    heading(w, "#### Block RThroughput / IPC of the same runs");
+    table(w, "sequence", &on, &on_mca, &|m| {
         format!("{:.2} / {:.2}", m.rthroughput, m.ipc)
     });
-    writeln!(w).unwrap();
-    writeln!(w, "### OFF: the untraced check and a method body").unwrap();
-    writeln!(w).unwrap();
+    heading(w, "### OFF: the untraced check and a method body");
     writeln!(
         w,
         "What every call of an untraced thread pays: the trace point's instructions up to its \
@@ -505,11 +505,10 @@ fn main() {
     )
     .unwrap();
     writeln!(w).unwrap();
-    header(w, "trace point (OFF)");
-    rows(w, &off, &off_mca, &|m| format!("{:.2}", m.cycles_per_iter));
-    writeln!(w).unwrap();
-    writeln!(w, "### T32").unwrap();
-    writeln!(w).unwrap();
+    table(w, "trace point (OFF)", &off, &off_mca, &|m| {
+        format!("{:.2}", m.cycles_per_iter)
+    });
+    heading(w, "### T32");
     writeln!(
         w,
         "| sequence | insns | A57 cyc/iter | A57 RThroughput | A57 IPC |"
@@ -534,9 +533,7 @@ fn main() {
         )
         .unwrap();
     }
-    writeln!(w).unwrap();
-    writeln!(w, "## Against the targets").unwrap();
-    writeln!(w).unwrap();
+    heading(w, "## Against the targets");
     // Derived from the runs above: a changed sequence changes these lines too.
     writeln!(
         w,

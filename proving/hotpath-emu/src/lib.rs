@@ -171,7 +171,12 @@ extern "C" {
 
 const CAP: usize = 1024;
 
-fn finish(rc: i32, mut buf: Vec<u8>, info: BlobInfo) -> Blob {
+/// What one of the driver's emitters wrote: `emit(out, cap, info)` calls it (its other arguments
+/// bound by the caller) into a buffer of [`CAP`] bytes.
+fn emitted(emit: impl FnOnce(*mut u8, usize, &mut BlobInfo) -> i32) -> Blob {
+    let mut buf = vec![0u8; CAP];
+    let mut info = BlobInfo::default();
+    let rc = emit(buf.as_mut_ptr(), CAP, &mut info);
     assert_eq!(rc, 0, "emitter output larger than {CAP} bytes");
     buf.truncate(info.size as usize);
     Blob {
@@ -209,23 +214,23 @@ impl Default for Options {
 /// The A64 trace point as ART's arm64 back end emits it (x19 = thread, x16/x17 scratch).
 pub fn emit_a64(kind: Kind, method_reg: u8, offsets: &[i32; 5], opts: Options) -> Blob {
     assert!(method_reg < 31 && !(16..=17).contains(&method_reg) && method_reg != 19);
-    let mut buf = vec![0u8; CAP];
-    let mut info = BlobInfo::default();
-    // SAFETY: `offsets` points to 5 i32s, `buf` to CAP writable bytes, `info` to a BlobInfo;
-    // the driver writes at most `cap` bytes and returns non-zero if the code does not fit.
-    let rc = unsafe {
-        hubble_emit_a64(
-            kind.code(),
-            i32::from(method_reg),
-            i32::from(opts.isb),
-            term_code(opts.terminator),
-            offsets.as_ptr(),
-            buf.as_mut_ptr(),
-            CAP,
-            &mut info,
-        )
-    };
-    finish(rc, buf, info)
+    emitted(|out, cap, info| {
+        // SAFETY: `offsets` points to 5 i32s, `out` to `cap` writable bytes, `info` to a
+        // BlobInfo; the driver writes at most `cap` bytes and returns non-zero if the code does
+        // not fit.
+        unsafe {
+            hubble_emit_a64(
+                kind.code(),
+                i32::from(method_reg),
+                i32::from(opts.isb),
+                term_code(opts.terminator),
+                offsets.as_ptr(),
+                out,
+                cap,
+                info,
+            )
+        }
+    })
 }
 
 /// The T32 trace point (r9 = thread, `temps` = cursor, counter low, counter high).
@@ -244,38 +249,28 @@ pub fn emit_t32(
         assert!(!temps.contains(&method_reg) && method_reg <= 12 && method_reg != 9);
     }
     let temps = temps.map(i32::from);
-    let mut buf = vec![0u8; CAP];
-    let mut info = BlobInfo::default();
-    // SAFETY: as in `emit_a64`; `temps` points to 3 i32s.
-    let rc = unsafe {
-        hubble_emit_t32(
-            kind.code(),
-            i32::from(method_reg),
-            temps.as_ptr(),
-            i32::from(opts.isb),
-            term_code(opts.terminator),
-            offsets.as_ptr(),
-            buf.as_mut_ptr(),
-            CAP,
-            &mut info,
-        )
-    };
-    finish(rc, buf, info)
+    emitted(|out, cap, info| {
+        // SAFETY: as in `emit_a64`; `temps` points to 3 i32s.
+        unsafe {
+            hubble_emit_t32(
+                kind.code(),
+                i32::from(method_reg),
+                temps.as_ptr(),
+                i32::from(opts.isb),
+                term_code(opts.terminator),
+                offsets.as_ptr(),
+                out,
+                cap,
+                info,
+            )
+        }
+    })
 }
 
 /// Nanoscope's published A64 entry sequence, encoded with the same VIXL (for comparison).
 pub fn emit_nanoscope_a64(data_ptr_offset: i32, terminator: Terminator) -> Blob {
-    let mut buf = vec![0u8; CAP];
-    let mut info = BlobInfo::default();
-    // SAFETY: as in `emit_a64`.
-    let rc = unsafe {
-        hubble_emit_nanoscope_a64(
-            term_code(terminator),
-            data_ptr_offset,
-            buf.as_mut_ptr(),
-            CAP,
-            &mut info,
-        )
-    };
-    finish(rc, buf, info)
+    emitted(|out, cap, info| {
+        // SAFETY: as in `emit_a64`.
+        unsafe { hubble_emit_nanoscope_a64(term_code(terminator), data_ptr_offset, out, cap, info) }
+    })
 }

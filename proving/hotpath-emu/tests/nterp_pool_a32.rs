@@ -11,37 +11,22 @@ use std::cell::Cell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use common::arm32::{mrrc_registers, r};
 use common::emu::Rng;
-use common::pool_guest::{feed, Layout};
+use common::pool_guest::{self, feed, Layout};
 use hubble_format::pool::{Geometry, PoolWriter};
 use hubble_format::pool_traffic::{Op, Traffic, ROOMY, SATURATED};
 use hubble_format::slot::Mode;
 use hubble_hotpath_emu::nterp_a32::{self, symbols};
-use hubble_hotpath_emu::thread_offsets;
 use unicorn_engine::{Arch, ArmCpuModel, Mode as UcMode, RegisterARM, Unicorn};
 
 const CODE: u64 = 0x10_0000;
 const CODE_BYTES: u64 = 0x1000;
 /// Where the wrappers return to (`lr`): emulation stops there.
 const RETURN: u64 = CODE + CODE_BYTES - 0x10;
-const THREADS: u64 = 0x40_0000;
-const STACK: u64 = 0x60_0000;
-const POOL: u64 = 0x100_0000;
-const LAYOUT: Layout = Layout {
-    threads: THREADS,
-    stack: STACK,
-    pool: POOL,
-    offsets: thread_offsets::ARM32,
-    word_bytes: 4,
-};
-
-fn r(n: u8) -> i32 {
-    match n {
-        0..=12 => RegisterARM::R0 as i32 + i32::from(n),
-        14 => RegisterARM::LR as i32,
-        _ => panic!("r{n}"),
-    }
-}
+const LAYOUT: Layout = pool_guest::ARM32;
+const STACK: u64 = LAYOUT.stack;
+const POOL: u64 = LAYOUT.pool;
 
 /// Every MRRC in `bytes` (A32 below `thumb_from`, T32 from it), as (address after it, its two
 /// destination registers).
@@ -56,18 +41,8 @@ fn mrrcs(bytes: &[u8], thumb_from: usize) -> HashMap<u64, (u8, u8)> {
         let insns = cs.disasm_all(&bytes[from..to], CODE + from as u64).unwrap();
         for i in insns.iter() {
             if i.mnemonic() == Some("mrrc") {
-                let regs: Vec<u8> = i
-                    .op_str()
-                    .unwrap()
-                    .split(',')
-                    .filter_map(|p| match p.trim() {
-                        "ip" => Some(12),
-                        "lr" => Some(14),
-                        name => name.strip_prefix('r')?.parse().ok(),
-                    })
-                    .collect();
-                assert_eq!(regs.len(), 2, "{:?}", i.op_str());
-                out.insert(i.address() + i.bytes().len() as u64, (regs[0], regs[1]));
+                let regs = mrrc_registers(i.op_str().unwrap());
+                out.insert(i.address() + i.bytes().len() as u64, regs);
             }
         }
     }
@@ -121,21 +96,16 @@ impl Nterp {
         // P_TAKE: what compiled code calls; nterp calls the function directly.
         writer.set_take_entry((CODE + symbols::HUBBLE_POOL_TAKE) | 1);
         LAYOUT.write_header(&mut uc, &writer);
-        let mut n = Nterp {
+        let tids = LAYOUT.start_threads(&mut uc, &mut writer, threads, (2000, 11));
+        Nterp {
             uc,
             writer,
             geometry,
             counter,
             takes,
-            tids: Vec::new(),
+            tids,
             rng: Rng::new(seed),
-        };
-        for i in 0..threads {
-            let tid = 2000 + 11 * i as u32;
-            n.tids.push(tid);
-            LAYOUT.start(&mut n.uc, &mut n.writer, i, tid);
         }
-        n
     }
 
     /// One op through its A32 wrapper, every register random but r0 (the method at entry).

@@ -17,7 +17,7 @@ use std::rc::Rc;
 use common::disasm::{disassemble, Isa};
 use common::emu::{reg_a64 as x, Rng};
 use common::pool_code::{PoolCode, CODE, CODE_BYTES, STUB};
-use common::pool_guest::{feed, Layout, TID_OFFSET};
+use common::pool_guest::{feed, Layout};
 use hubble_format::pool::{Geometry, PoolWriter};
 use hubble_format::pool_traffic::{Op, Traffic, ROOMY, SATURATED, SMALL};
 use hubble_format::slot::Mode;
@@ -34,16 +34,6 @@ const LAYOUT: Layout = Layout {
     offsets: thread_offsets::A64,
     word_bytes: 8,
 };
-
-/// The ISA's `tid` offset from thread-offsets.txt (ART's `Thread::TidOffset`).
-fn tid_offset() -> u64 {
-    let text = include_str!("../../../art-patches/thread-offsets.txt");
-    let line = text
-        .lines()
-        .find(|l| l.starts_with("tid 8 "))
-        .expect("thread-offsets.txt has `tid 8 <offset>`");
-    line[6..].trim().parse().unwrap()
-}
 
 struct Pool {
     uc: Unicorn<'static, ()>,
@@ -64,7 +54,7 @@ struct Pool {
 
 impl Pool {
     fn new(geometry: Geometry, threads: usize, seed: u64, stub: &[u8]) -> Pool {
-        assert_eq!(tid_offset(), TID_OFFSET);
+        LAYOUT.check_tid_offset();
         let mut uc = Unicorn::new(Arch::ARM64, UcMode::ARM).expect("unicorn arm64");
         LAYOUT.map(&mut uc, CODE, CODE_BYTES, threads, geometry);
         let counter = Rc::new(Cell::new(0u64));
@@ -92,7 +82,8 @@ impl Pool {
         let mut writer = PoolWriter::new(Mode::Bits64, geometry, POOL);
         writer.set_take_entry(STUB);
         LAYOUT.write_header(&mut uc, &writer);
-        let mut pool = Pool {
+        let tids = LAYOUT.start_threads(&mut uc, &mut writer, threads, (1000, 7));
+        Pool {
             uc,
             blobs: placed,
             writer,
@@ -100,15 +91,9 @@ impl Pool {
             counter,
             takes,
             executed,
-            tids: Vec::new(),
+            tids,
             rng: Rng::new(seed),
-        };
-        for i in 0..threads {
-            let tid = 1000 + 7 * i as u32;
-            pool.tids.push(tid);
-            pool.start(i);
         }
-        pool
     }
 
     fn thread(i: usize) -> u64 {
@@ -121,10 +106,6 @@ impl Pool {
 
     fn set_word(&mut self, i: usize, f: usize, v: u64) {
         LAYOUT.set_word(&mut self.uc, i, f, v);
-    }
-
-    fn start(&mut self, i: usize) {
-        LAYOUT.start(&mut self.uc, &mut self.writer, i, self.tids[i]);
     }
 
     /// One trace point of `kind` on thread `i`, with every other register random.

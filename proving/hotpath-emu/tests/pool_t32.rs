@@ -16,9 +16,10 @@ use std::cell::Cell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use common::arm32::{mrrc_registers, r};
 use common::disasm::{disassemble, Isa};
 use common::emu::Rng;
-use common::pool_guest::{feed, Layout, TID_OFFSET};
+use common::pool_guest::{self, feed, Layout};
 use hubble_format::pool::{Geometry, PoolWriter};
 use hubble_format::pool_traffic::{Op, Traffic, ROOMY, SATURATED, SMALL};
 use hubble_format::slot::Mode;
@@ -29,54 +30,15 @@ const CODE: u64 = 0x10_0000;
 const CODE_BYTES: u64 = 0x1_0000;
 /// Where the block-end function is placed (what the pool header's `P_TAKE` holds, | 1: Thumb).
 const STUB: u64 = CODE + 0x8000;
-const THREADS: u64 = 0x40_0000;
-const STACK: u64 = 0x60_0000;
-const POOL: u64 = 0x100_0000;
-const LAYOUT: Layout = Layout {
-    threads: THREADS,
-    stack: STACK,
-    pool: POOL,
-    offsets: thread_offsets::ARM32,
-    word_bytes: 4,
-};
+const LAYOUT: Layout = pool_guest::ARM32;
+const STACK: u64 = LAYOUT.stack;
+const POOL: u64 = LAYOUT.pool;
 /// The trace points' temps (the code generator's three; the lowest holds the cursor).
 const TEMPS: [u8; 3] = [4, 5, 6];
 /// The JNI stubs' exit temps (compiler/jni/quick/hubble_jni_trace.cc): r2, r3 and LR, which
 /// BuildFrame saved and RemoveFrame reloads.
 const JNI_EXIT_TEMPS: [u8; 3] = [2, 3, 14];
 const IP: u8 = 12;
-
-/// The ISA's `tid` offset from thread-offsets.txt (ART's `Thread::TidOffset`, 4-byte pointers).
-fn tid_offset() -> u64 {
-    let text = include_str!("../../../art-patches/thread-offsets.txt");
-    let line = text
-        .lines()
-        .find(|l| l.starts_with("tid 4 "))
-        .expect("thread-offsets.txt has `tid 4 <offset>`");
-    line[6..].trim().parse().unwrap()
-}
-
-fn r(n: u8) -> i32 {
-    match n {
-        0..=12 => RegisterARM::R0 as i32 + i32::from(n),
-        14 => RegisterARM::LR as i32,
-        _ => panic!("r{n}"),
-    }
-}
-
-/// `mrrc p15, #1, rA, rB, c14` → (A, B).
-fn mrrc_registers(text: &str) -> (u8, u8) {
-    let regs: Vec<u8> = text
-        .split(',')
-        .filter_map(|p| match p.trim() {
-            "ip" => Some(12),
-            "lr" => Some(14),
-            name => name.strip_prefix('r')?.parse().ok(),
-        })
-        .collect();
-    assert_eq!(regs.len(), 2, "{text}");
-    (regs[0], regs[1])
-}
 
 struct Pool {
     uc: Unicorn<'static, ()>,
@@ -108,7 +70,7 @@ impl Pool {
         stub: &[u8],
         temps: [u8; 3],
     ) -> Pool {
-        assert_eq!(tid_offset(), TID_OFFSET);
+        LAYOUT.check_tid_offset();
         let mut uc = Unicorn::new(Arch::ARM, UcMode::THUMB).expect("unicorn arm");
         uc.ctl_set_cpu_model(ArmCpuModel::CORTEX_A15 as i32)
             .unwrap();
@@ -161,7 +123,8 @@ impl Pool {
         let mut writer = PoolWriter::new(Mode::Bits32, geometry, POOL);
         writer.set_take_entry(STUB | 1);
         LAYOUT.write_header(&mut uc, &writer);
-        let mut pool = Pool {
+        let tids = LAYOUT.start_threads(&mut uc, &mut writer, threads, (1000, 7));
+        Pool {
             uc,
             temps,
             blobs,
@@ -170,15 +133,9 @@ impl Pool {
             counter,
             takes,
             executed,
-            tids: Vec::new(),
+            tids,
             rng: Rng::new(seed),
-        };
-        for i in 0..threads {
-            let tid = 1000 + 7 * i as u32;
-            pool.tids.push(tid);
-            pool.start(i);
         }
-        pool
     }
 
     fn thread(i: usize) -> u64 {
@@ -191,10 +148,6 @@ impl Pool {
 
     fn set_word(&mut self, i: usize, f: usize, v: u64) {
         LAYOUT.set_word(&mut self.uc, i, f, v);
-    }
-
-    fn start(&mut self, i: usize) {
-        LAYOUT.start(&mut self.uc, &mut self.writer, i, self.tids[i]);
     }
 
     /// One trace point of `kind` on thread `i`, with every other register random.

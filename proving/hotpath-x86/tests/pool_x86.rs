@@ -11,10 +11,11 @@
 mod common;
 
 use common::pool::{
-    a_stop_publishes_the_cursor, blobs, drops_as_the_reference_writer, function_bytes, traffic,
-    writes_slot_for_slot, Pool, Variant,
+    a_stop_publishes_the_cursor, blobs, block_take_counts, drops_as_the_reference_writer,
+    function_bytes, traffic, without_saving_the_answer_register, writes_slot_for_slot, Pool,
+    Variant,
 };
-use hubble_format::pool_traffic::{ROOMY, SMALL};
+use hubble_format::pool_traffic::ROOMY;
 use hubble_hotpath_x86::{blob_command, Isa, Kind};
 
 const ECX_CURSOR: Variant = Variant {
@@ -129,17 +130,8 @@ fn without_the_carry_the_head_differs_past_two_to_the_32() {
 #[should_panic(expected = "changed [\"ecx\"]")]
 fn without_saving_ecx_the_call_clobbers_a_register() {
     let v = VARIANTS[1];
-    let mut blob = blobs()
-        .get(Isa::X86, Kind::Entry, v.counter, v.cursor, v.method)
-        .clone();
-    let ool = blob.out_of_line;
-    for op in [0x51u8, 0x59] {
-        let at: Vec<usize> = (ool..blob.bytes.len())
-            .filter(|&k| blob.bytes[k] == op)
-            .collect();
-        assert_eq!(at.len(), 1, "one {op:#x} in the out-of-line half: {at:?}");
-        blob.bytes[at[0]] = 0x90;
-    }
+    let blob = blobs().get(Isa::X86, Kind::Entry, v.counter, v.cursor, v.method);
+    let blob = without_saving_the_answer_register(blob.clone());
     let mut p = pool(ROOMY, 3, v);
     p.h.send(&blob_command("entry", &blob)); // replaces the blob
     p.run(0, Kind::Entry, 0x7000_0040, 10);
@@ -150,17 +142,7 @@ fn without_saving_ecx_the_call_clobbers_a_register() {
 /// listings: a change to the emitter or to pool_x86.S must update them and the doc.
 #[test]
 fn instructions_of_a_block_take() {
-    let mut counts = Vec::new();
-    for v in [ECX_CURSOR, VARIANTS[1]] {
-        let mut p = pool(SMALL, 3, v);
-        let mut c = Vec::new();
-        for k in 0..6 {
-            p.run(0, Kind::Entry, 0x7000_0040, 100 + k);
-            c.push(p.executed);
-        }
-        p.check(0);
-        counts.push(c);
-    }
+    let counts = block_take_counts(Isa::X86, 3, Kind::Entry, [ECX_CURSOR, VARIANTS[1]]);
     println!("x86 instructions per trace point, cursor ecx / ebx: {counts:?}");
     // 1st: no block yet (nothing to seal), the first candidate free; then the fast path until
     // the block's 4 data slots are used (32-bit mode: limit = end); the 5th seals and takes. A

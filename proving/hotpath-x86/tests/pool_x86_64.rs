@@ -13,10 +13,11 @@
 mod common;
 
 use common::pool::{
-    a_stop_publishes_the_cursor, blobs, drops_as_the_reference_writer, function_bytes, traffic,
-    writes_slot_for_slot, Pool, Variant,
+    a_stop_publishes_the_cursor, blobs, block_take_counts, drops_as_the_reference_writer,
+    function_bytes, traffic, without_saving_the_answer_register, writes_slot_for_slot, Pool,
+    Variant,
 };
-use hubble_format::pool_traffic::{ROOMY, SMALL};
+use hubble_format::pool_traffic::ROOMY;
 use hubble_hotpath_x86::{blob_command, Isa, Kind};
 
 const RCX_CURSOR: Variant = Variant {
@@ -107,25 +108,15 @@ fn without_the_reuse_bound_the_pool_differs_from_the_reference_writer() {
 #[should_panic(expected = "changed [\"rcx\"]")]
 fn without_saving_rcx_the_call_clobbers_an_argument() {
     let v = VARIANTS[1];
-    let b = blobs();
-    let mut blob = b
-        .get(
-            Isa::X86_64,
-            Kind::EntryNarrow,
-            v.counter,
-            v.cursor,
-            v.method,
-        )
-        .clone();
-    let ool = blob.out_of_line;
-    // push %rcx (51) ... pop %rcx (59): the only ones in the out-of-line half.
-    for op in [0x51u8, 0x59] {
-        let at: Vec<usize> = (ool..blob.bytes.len())
-            .filter(|&k| blob.bytes[k] == op)
-            .collect();
-        assert_eq!(at.len(), 1, "one {op:#x} in the out-of-line half: {at:?}");
-        blob.bytes[at[0]] = 0x90;
-    }
+    let blob = blobs().get(
+        Isa::X86_64,
+        Kind::EntryNarrow,
+        v.counter,
+        v.cursor,
+        v.method,
+    );
+    // push %rcx (51) ... pop %rcx (59).
+    let blob = without_saving_the_answer_register(blob.clone());
     let mut p = Pool::new(Isa::X86_64, ROOMY, 2, v);
     p.h.send(&blob_command("entry-narrow", &blob)); // replaces the blob
     p.run(0, Kind::EntryNarrow, 0x7000_0040, 10);
@@ -136,18 +127,8 @@ fn without_saving_rcx_the_call_clobbers_an_argument() {
 /// listings: a change to the emitter or to pool_x86_64.S must update them and the doc.
 #[test]
 fn instructions_of_a_block_take() {
-    let g = SMALL;
-    let mut counts = Vec::new();
-    for v in [RCX_CURSOR, VARIANTS[1]] {
-        let mut p = Pool::new(Isa::X86_64, g, 1, v);
-        let mut c = Vec::new();
-        for k in 0..6 {
-            p.run(0, Kind::EntryNarrow, 0x7000_0040, 100 + k);
-            c.push(p.executed);
-        }
-        p.check(0);
-        counts.push(c);
-    }
+    let variants = [RCX_CURSOR, VARIANTS[1]];
+    let counts = block_take_counts(Isa::X86_64, 1, Kind::EntryNarrow, variants);
     println!("x86_64 instructions per trace point, cursor rcx / r8: {counts:?}");
     // 1st: no block yet (nothing to seal), the first candidate free; 2nd, 3rd: the fast path;
     // 4th: cursor == limit = end - 8, so seal + take; then the fast path again. A cursor

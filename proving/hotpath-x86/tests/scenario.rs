@@ -16,8 +16,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use hubble_format::{decode, Mode, Record, RingView, RingWriter, WindowStart};
+use hubble_format::{Mode, Record, RingWriter};
 use hubble_hotpath_x86::{blob_command, build_harness, run, Blob, Blobs, Isa, Kind, Rng, COUNTERS};
+use hubble_testkit::synth::check_ring_window;
 
 fn blobs() -> &'static Blobs {
     static B: OnceLock<Blobs> = OnceLock::new();
@@ -73,27 +74,6 @@ fn method(rng: &mut Rng, isa: Isa, wide: bool) -> u64 {
     match (isa, wide) {
         (Isa::X86_64, true) => (x | (1 << (32 + (x >> 59)))) & !3,
         _ => (x & 0xffff_fffc) | 0x10,
-    }
-}
-
-fn check_window(ring: &[u64], write_pos: u64, mode: Mode, expected: &[Record]) {
-    let view = RingView::new(ring, write_pos, None).expect("ring view");
-    let window = decode(&view, mode).expect("decode");
-    let n = window.records.len();
-    assert!(n > 0 && n <= expected.len(), "decoded {n} records");
-    assert_eq!(
-        window.records[..],
-        expected[expected.len() - n..],
-        "decoded records differ from what was traced"
-    );
-    if window.start == WindowStart::StartRecord {
-        assert_eq!(
-            n,
-            expected.len(),
-            "window starts at a start record but lost records"
-        );
-    } else {
-        assert!(window.slots_used + 1 >= ring.len(), "window too short");
     }
 }
 
@@ -276,7 +256,7 @@ fn run_scenario(s: &Setup, entry: &Blob, exit: &Blob) -> Stats {
                 assert!(r.out_of_line);
                 add(&mut stats, format!("{kind} stop"), executed);
             }
-            check_window(&r.ring, end, mode, &expected);
+            check_ring_window(&r.ring, end, mode, &expected);
             on = false;
             continue;
         }
@@ -347,7 +327,7 @@ fn run_scenario(s: &Setup, entry: &Blob, exit: &Blob) -> Stats {
         }
         stale = false;
     }
-    check_window(
+    check_ring_window(
         &reports.last().unwrap().ring,
         model.write_pos_bytes(),
         mode,

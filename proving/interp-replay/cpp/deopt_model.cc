@@ -104,6 +104,22 @@ std::vector<DeoptimizationContext> g_deopt_contexts;
 // Thread's stacked shadow frame of kind kDeoptimizationShadowFrame (PushStackedShadowFrame).
 ShadowFrame* g_stacked_deopt_frame = nullptr;
 
+// What both continuations of a deoptimization (HandleDeoptimization, and
+// DeoptimizeWithDeoptimizationException after a long jump) start with: PopDeoptimizationContext
+// (the pending exception back) and PopStackedShadowFrame (the deoptimized frames).
+struct Deoptimized {
+  ShadowFrame* frames;
+  bool from_code;
+};
+Deoptimized PopDeoptimization() {
+  DeoptimizationContext context = g_deopt_contexts.back();
+  g_deopt_contexts.pop_back();
+  g_exception = context.exception;
+  ShadowFrame* frames = g_stacked_deopt_frame;
+  g_stacked_deopt_frame = nullptr;
+  return Deoptimized{frames, context.from_code};
+}
+
 const OatQuickMethodHeader kCompiledHeader(/*nterp=*/false);
 const OatQuickMethodHeader kNterpHeader(/*nterp=*/true);
 
@@ -184,6 +200,14 @@ void ExecuteFresh(ArtMethod* m);
 [[noreturn]] void QuickDeliverException();
 void EnterInterpreterFromDeoptimize(ShadowFrame* shadow_frame, bool from_code);
 
+// thread.cc 4669-4693 Thread::DeoptimizeWithDeoptimizationException: the deoptimized frames
+// continue in the interpreter, on the fragment the long jump reached.
+void DeoptimizeWithDeoptimizationException() {
+  DCHECK(g_fragments.back().empty());
+  Deoptimized d = PopDeoptimization();
+  EnterInterpreterFromDeoptimize(d.frames, d.from_code);
+}
+
 // ----------------------------------------------------------------------- the switch interpreter
 
 // interpreter_common.cc 147-199 MoveToExceptionHandler: FindCatchBlock (168) finds the handler or
@@ -221,14 +245,7 @@ bool MaybeDoOnStackReplacement(ShadowFrame* shadow_frame) {
     } catch (const LongJumpToCatch& jump) {
       DCHECK(jump.handler == nullptr);  // uncaught in the OSR code: back to this frame, pending
     } catch (const LongJumpToInvokeStub&) {
-      DCHECK(g_fragments.back().empty());
-      // 601-603 Thread::DeoptimizeWithDeoptimizationException (thread.cc 4669-4693).
-      DeoptimizationContext context = g_deopt_contexts.back();
-      g_deopt_contexts.pop_back();
-      g_exception = context.exception;
-      ShadowFrame* frames = g_stacked_deopt_frame;
-      g_stacked_deopt_frame = nullptr;
-      EnterInterpreterFromDeoptimize(frames, context.from_code);
+      DeoptimizeWithDeoptimizationException();  // 601-603
     }
   }
   return true;  // 606-610
@@ -486,13 +503,9 @@ void QuickCall(ArtMethod* callee) {
 // 697-700): the deoptimized frames continue in the interpreter on a new fragment; then the bridge
 // returns to the deoptimized frame's caller as its callee would have.
 void RunDeoptimizedFrames() {
-  DeoptimizationContext context = g_deopt_contexts.back();
-  g_deopt_contexts.pop_back();
-  g_exception = context.exception;  // 661-663
-  ShadowFrame* frames = g_stacked_deopt_frame;
-  g_stacked_deopt_frame = nullptr;
-  FragmentScope fragment;  // 641
-  EnterInterpreterFromDeoptimize(frames, context.from_code);
+  Deoptimized d = PopDeoptimization();  // the exception: 661-663
+  FragmentScope fragment;               // 641
+  EnterInterpreterFromDeoptimize(d.frames, d.from_code);
 }
 
 // Compiled code (the optimizing compiler's output with patch 0011's HTraceEntry/HTraceExit),
@@ -632,14 +645,7 @@ void InvokeStub(ArtMethod* m) {
   } catch (const LongJumpToCatch& jump) {
     DCHECK(jump.handler == nullptr);  // uncaught in this fragment: the stub returns, pending
   } catch (const LongJumpToInvokeStub&) {
-    DCHECK(g_fragments.back().empty());
-    // thread.cc 4669-4693 Thread::DeoptimizeWithDeoptimizationException.
-    DeoptimizationContext context = g_deopt_contexts.back();
-    g_deopt_contexts.pop_back();
-    g_exception = context.exception;
-    ShadowFrame* frames = g_stacked_deopt_frame;
-    g_stacked_deopt_frame = nullptr;
-    EnterInterpreterFromDeoptimize(frames, context.from_code);
+    DeoptimizeWithDeoptimizationException();
   }
 }
 

@@ -3,9 +3,8 @@
 //! The C++ driver (`cpp/replay.cc`) includes `art-patches/files/runtime/hubble/trace_point.h`
 //! unchanged and is compiled by the test with the host C++ compiler (`$CXX`, default `c++`).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::Mutex;
 
 /// Repository root (two levels above this crate).
@@ -147,6 +146,42 @@ pub fn build_cpp(out_dir: &Path, source: &str, name: &str, extra_flags: &[&str])
     exe
 }
 
+/// Compiles `cpp/<source>`, a model of the ART functions that call the series' hooks, into
+/// `exe`, with `defines`. The include path is ART's as the hooks see it: `shadow` first (a
+/// mutant's directories), then the stand-ins for ART's headers (`cpp/art-model`), then the
+/// series' files ("runtime/hubble/..." from the model, "hubble/..." inside the series' headers).
+/// `Err`: what the compiler said, for a mutant its own `static_assert`s refuse.
+pub fn build_model(
+    source: &str,
+    exe: &Path,
+    defines: &[String],
+    shadow: &[PathBuf],
+) -> Result<(), String> {
+    let root = repo_root();
+    let cpp = Path::new(env!("CARGO_MANIFEST_DIR")).join("cpp");
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
+    let out = Command::new(&cxx)
+        .args(["-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror"])
+        .args(defines)
+        .args(shadow.iter().map(|d| format!("-I{}", d.display())))
+        .arg("-I")
+        .arg(cpp.join("art-model"))
+        .arg("-I")
+        .arg(root.join("art-patches/files"))
+        .arg("-I")
+        .arg(root.join("art-patches/files/runtime"))
+        .arg(cpp.join(source))
+        .arg("-o")
+        .arg(exe)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cxx}: {e}"));
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
 /// A mutant of one of the ART-free headers (`art-patches/files/runtime/hubble/<file>`): the
 /// header with the first `from` replaced by `to`, written as `<base>/<name>/runtime/hubble/<file>`.
 /// Returns `<base>/<name>`: first on the include path, it shadows the real header, so a test can
@@ -196,28 +231,7 @@ pub struct Replay {
 /// Runs `cmd` (a driver or harness, possibly behind `qemu-aarch64`) with `script` on its stdin;
 /// returns its stdout. A failure names the command, its status and its stderr.
 pub fn run_script(cmd: &[String], script: &str) -> String {
-    let mut child = Command::new(&cmd[0])
-        .args(&cmd[1..])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{}: {e}", cmd[0]));
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(script.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{} failed ({}): {}on:\n{script}",
-        cmd.join(" "),
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    hubble_testkit::stdout_of_fed(Command::new(&cmd[0]).args(&cmd[1..]), script)
 }
 
 /// Runs the driver on a script.

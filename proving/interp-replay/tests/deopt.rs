@@ -18,13 +18,11 @@
 //! The model is built once per ISA (`kRuntimeISA`), because which code traces differs.
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 use hubble_format::{decode, Mode, Record, RingView};
-use hubble_interp_replay::repo_root;
+use hubble_interp_replay::{repo_root, run_script};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Isa {
@@ -76,39 +74,21 @@ impl Isa {
 /// Builds the model for `isa` into `out_dir`; `shadow` (an include directory searched first) can
 /// replace a header of the series (the mutants below).
 fn build_model(isa: Isa, out_dir: &Path, shadow: Option<&Path>) -> PathBuf {
-    let root = repo_root();
-    let cpp = Path::new(env!("CARGO_MANIFEST_DIR")).join("cpp");
     let exe = out_dir.join(format!("hubble-deopt-model-{}", isa.art_name()));
-    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
-    let status = Command::new(&cxx)
-        .args(["-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror"])
-        .arg(format!("-DHUBBLE_MODEL_ISA={}", isa.art_name()))
-        .arg(format!(
+    let defines = [
+        format!("-DHUBBLE_MODEL_ISA={}", isa.art_name()),
+        format!(
             "-DHUBBLE_MODEL_COMPILED_TRACES={}",
             u8::from(isa.compiled_traces())
-        ))
-        .arg(format!(
+        ),
+        format!(
             "-DHUBBLE_MODEL_NTERP_TRACES={}",
             u8::from(isa.nterp_traces())
-        ))
-        // The stand-ins for ART's headers first, then the series' files, as ART includes them
-        // ("runtime/hubble/..." from the driver, "hubble/..." inside trace_hooks.h).
-        .args(shadow.map(|d| format!("-I{}", d.display())))
-        .arg("-I")
-        .arg(cpp.join("art-model"))
-        .arg("-I")
-        .arg(root.join("art-patches/files"))
-        .arg("-I")
-        .arg(root.join("art-patches/files/runtime"))
-        .arg(cpp.join("deopt_model.cc"))
-        .arg("-o")
-        .arg(&exe)
-        .status()
-        .unwrap_or_else(|e| panic!("cannot run {cxx}: {e}"));
-    assert!(
-        status.success(),
-        "compiling cpp/deopt_model.cc for {isa:?} failed"
-    );
+        ),
+    ];
+    let shadow: Vec<PathBuf> = shadow.into_iter().map(Path::to_path_buf).collect();
+    hubble_interp_replay::build_model("deopt_model.cc", &exe, &defines, &shadow)
+        .unwrap_or_else(|e| panic!("compiling cpp/deopt_model.cc for {isa:?} failed:\n{e}"));
     exe
 }
 
@@ -142,25 +122,8 @@ struct Run {
 }
 
 fn run_model(exe: &Path, isa: Isa, program: &str) -> Run {
-    let mut child = Command::new(exe)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn the model");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(program.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert!(
-        out.status.success(),
-        "{isa:?}: the model failed on\n{program}\n{}\n{text}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // The model's name says its ISA; a failure quotes the program.
+    let text = run_script(&[exe.to_string_lossy().into_owned()], program);
     let mut methods = HashMap::new();
     let mut events = Vec::new();
     let mut slots = Vec::new();

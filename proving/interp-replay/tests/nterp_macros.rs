@@ -161,50 +161,30 @@ fn check(cmd: &[String], mode: Mode, slots: usize, seed: u64, ops: usize) {
     assert_eq!(stop, want_stop, "stop ({ctx})");
 }
 
+/// `isa`'s macros against the ring writer: 60 rings of 2 to 12 slots (seeds `seed * mul + add`)
+/// and one of 1024 slots (seed `large`).
+fn every_ring_size(isa: NterpIsa, mode: Mode, (mul, add): (u64, u64), large: u64) {
+    let cmd = harness(isa);
+    for seed in 0..60u64 {
+        check(&cmd, mode, 2 + (seed as usize % 11), seed * mul + add, 200);
+    }
+    check(&cmd, mode, 1024, large, 800);
+}
+
 #[test]
 fn nterp_arm64_macros_write_what_ring_writer_writes() {
-    let cmd = harness(NterpIsa::Arm64);
-    for seed in 0..60u64 {
-        check(
-            &cmd,
-            Mode::Bits64,
-            2 + (seed as usize % 11),
-            seed * 6151 + 11,
-            200,
-        );
-    }
-    check(&cmd, Mode::Bits64, 1024, 77, 800);
+    every_ring_size(NterpIsa::Arm64, Mode::Bits64, (6151, 11), 77);
 }
 
 #[test]
 fn nterp_x86_64_macros_write_what_ring_writer_writes() {
-    let cmd = harness(NterpIsa::X86_64);
-    for seed in 0..60u64 {
-        check(
-            &cmd,
-            Mode::Bits64,
-            2 + (seed as usize % 11),
-            seed * 7717 + 13,
-            200,
-        );
-    }
-    check(&cmd, Mode::Bits64, 1024, 78, 800);
+    every_ring_size(NterpIsa::X86_64, Mode::Bits64, (7717, 13), 78);
 }
 
 /// x86ng (32-bit mode: every record one slot, pointer low, timer high; wrap without a pad).
 #[test]
 fn nterp_x86_macros_write_what_ring_writer_writes() {
-    let cmd = harness(NterpIsa::X86);
-    for seed in 0..60u64 {
-        check(
-            &cmd,
-            Mode::Bits32,
-            2 + (seed as usize % 11),
-            seed * 4099 + 17,
-            200,
-        );
-    }
-    check(&cmd, Mode::Bits32, 1024, 79, 800);
+    every_ring_size(NterpIsa::X86, Mode::Bits32, (4099, 17), 79);
 }
 
 /// The unwinder and the deoptimizer write an exit for an nterp frame only where

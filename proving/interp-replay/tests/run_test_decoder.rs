@@ -61,23 +61,10 @@ fn java_decode(trace: &Path) -> Vec<String> {
         .status()
         .expect("javac");
     assert!(ok.success());
-    let out = Command::new("java")
-        .arg("-cp")
-        .arg(&dir)
-        .arg("DecodeCli")
-        .arg(trace)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(str::to_string)
-        .collect()
+    let mut java = Command::new("java");
+    java.arg("-cp").arg(&dir).arg("DecodeCli").arg(trace);
+    let out = hubble_testkit::stdout_of(&mut java);
+    out.lines().map(str::to_string).collect()
 }
 
 #[test]

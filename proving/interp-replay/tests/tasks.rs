@@ -8,12 +8,11 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
 use hubble_format::slot::TaskKind;
 use hubble_format::{decode, Mode, Record, RingView};
-use hubble_interp_replay::{mutant_header, repo_root, run_script};
+use hubble_interp_replay::{mutant_header, run_script};
 
 /// One row of `kTaskMethods` as docs/tasks.md's table gives it.
 struct Row {
@@ -119,38 +118,18 @@ const LOCALS: usize = 3;
 
 /// The driver, or `Err` if it does not compile (a mutant its own `static_assert`s refuse).
 fn build(name: &str, shadow: Option<&Path>) -> Result<PathBuf, String> {
-    let root = repo_root();
-    let cpp = Path::new(env!("CARGO_MANIFEST_DIR")).join("cpp");
     let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
-    let mut cmd = Command::new(&cxx);
     // The task record is the same two slots on every ISA (the C++ trace point); arm64 is the
     // devices'.
-    cmd.args(["-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror"])
-        .arg("-DHUBBLE_MODEL_ISA=kArm64");
+    let defines = ["-DHUBBLE_MODEL_ISA=kArm64".to_string()];
     // A mutant's directory first, as the driver includes it ("runtime/hubble/...") and as the
     // headers include each other ("hubble/...").
-    if let Some(d) = shadow {
-        cmd.arg(format!("-I{}", d.display()))
-            .arg(format!("-I{}", d.join("runtime").display()));
-    }
-    let out = cmd
-        .arg("-I")
-        .arg(cpp.join("art-model"))
-        .arg("-I")
-        .arg(root.join("art-patches/files"))
-        .arg("-I")
-        .arg(root.join("art-patches/files/runtime"))
-        .arg(cpp.join("task_model.cc"))
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cxx}: {e}"));
-    if out.status.success() {
-        Ok(exe)
-    } else {
-        Err(String::from_utf8_lossy(&out.stderr).into_owned())
-    }
+    let shadow: Vec<PathBuf> = shadow
+        .into_iter()
+        .flat_map(|d| [d.to_path_buf(), d.join("runtime")])
+        .collect();
+    hubble_interp_replay::build_model("task_model.cc", &exe, &defines, &shadow)?;
+    Ok(exe)
 }
 
 fn model() -> &'static PathBuf {

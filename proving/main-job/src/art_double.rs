@@ -163,6 +163,24 @@ impl Events {
     }
 }
 
+/// Whether the control thread stopped the thread while it held its state lock with the thread
+/// native: it published the cursor the thread had then (`cursor`; the stop word was
+/// `stop_before`) as the end and switched tracing off (docs/protocol.md, the forced stop).
+pub(crate) fn force_stopped(b: &ThreadBlock, cursor: usize, stop_before: usize) -> bool {
+    let stop = b.stop.load(Ordering::Acquire);
+    stop_before <= 1 && stop > 1 && stop == cursor && b.cursor.load(Ordering::Acquire) == 0
+}
+
+/// `Art::resolve` from a table of names: a pointer it does not hold is named as unknown.
+pub(crate) fn resolve_from(names: &HashMap<u64, String>, methods: &[u64], out: &mut Vec<String>) {
+    out.extend(methods.iter().map(|m| {
+        names
+            .get(m)
+            .cloned()
+            .unwrap_or_else(|| format!("<unknown {m:#x}>"))
+    }));
+}
+
 /// `hubble_runtime::Art` for the emulated process: the UI thread's `Thread` image, its state
 /// lock, and a symbolizer that resolves the synthetic class table.
 pub struct EmulatedArt {
@@ -213,15 +231,10 @@ impl Art for EmulatedArt {
         let mut s = self.state.m.lock().unwrap();
         let b = self.block();
         if let Some((cursor, stop_before, op)) = self.snapshot.lock().unwrap().take() {
-            let stop = b.stop.load(Ordering::Acquire);
-            if stop_before <= 1
-                && stop > 1
-                && stop == cursor
-                && b.cursor.load(Ordering::Acquire) == 0
-            {
+            if force_stopped(b, cursor, stop_before) {
                 self.events.stopped(StopEvent {
                     op,
-                    end: stop as u64,
+                    end: cursor as u64,
                     forced: true,
                 });
             }
@@ -231,12 +244,7 @@ impl Art for EmulatedArt {
     }
     fn resolve(&self, methods: &[u64], out: &mut Vec<String>) {
         self.resolved.fetch_add(methods.len(), Ordering::Relaxed);
-        out.extend(methods.iter().map(|m| {
-            self.names
-                .get(m)
-                .cloned()
-                .unwrap_or_else(|| format!("<unknown {m:#x}>"))
-        }));
+        resolve_from(&self.names, methods, out);
     }
     fn loader_methods(&self, _loader: usize, _out: &mut Vec<u64>) {}
     fn timer(&self) -> u64 {

@@ -23,7 +23,7 @@
 //! plane's forced stops are observed by the `Art` double (its state lock).
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -47,6 +47,25 @@ use crate::workload::{self, op_kind, OpKind, Shape, Workload};
 
 /// Package of the emulated app.
 pub const PACKAGE: &str = "com.example.app";
+
+/// The app's trace directory under `out` (`data/data/<package>/files/hubble`), as a fresh
+/// install has it: its parent there, the directory itself not yet (a previous run's is removed).
+pub fn fresh_trace_dir(out: &Path) -> Result<PathBuf> {
+    let dir = out.join("data/data").join(PACKAGE).join("files/hubble");
+    std::fs::create_dir_all(dir.parent().unwrap())?;
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir)?;
+    }
+    Ok(dir)
+}
+
+/// The properties of the app: consent given, the package selected for tracing.
+pub fn app_properties() -> Arc<FakeProperties> {
+    let p = Arc::new(FakeProperties::default());
+    p.set(props::CONSENT, "1");
+    p.set(props::PACKAGES, PACKAGE);
+    p
+}
 
 /// Parameters of a run.
 #[derive(Clone, Debug)]
@@ -162,14 +181,8 @@ pub fn run(p: &Params) -> Result<Report> {
     let handle = thread.addr() as usize;
 
     // -------------------------------------------------------------- control plane
-    let dir = p.out.join("data/data").join(PACKAGE).join("files/hubble");
-    std::fs::create_dir_all(dir.parent().unwrap())?;
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir)?;
-    }
-    let fake_props = Arc::new(FakeProperties::default());
-    fake_props.set(props::CONSENT, "1");
-    fake_props.set(props::PACKAGES, PACKAGE);
+    let dir = fresh_trace_dir(&p.out)?;
+    let fake_props = app_properties();
     // The jank detector is the runtime's own: a duration trigger on the frame.
     let trigger_spec = format!("{FRAME_METHOD}>{}ms=jank", p.jank_threshold_ms);
     fake_props.set(props::TRIGGERS, &trigger_spec);

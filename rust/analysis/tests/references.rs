@@ -9,11 +9,14 @@
 //! * `summary`: against `top` and `chains` (both checked here against brute force), and a trace
 //!   small enough to merge the unresolved methods by hand.
 
-use std::collections::{BTreeMap, HashMap};
+mod common;
+
+use std::collections::HashMap;
 
 use hubble_analysis::chains::{chains, Chain, Rank};
-use hubble_analysis::summary::{summarize, Options};
+use hubble_analysis::summary::{summarize, Options, Summary};
 use hubble_analysis::top::{top, MethodStats};
+use hubble_analysis::Input;
 use hubble_format::names::display;
 use hubble_format::{counter_to_ns, CallTree, Mode, TraceFile};
 use hubble_testkit::first_difference;
@@ -121,7 +124,7 @@ fn ranked(mut out: Vec<Chain>, rank: Rank) -> Vec<Chain> {
 /// ticks of activations with no ancestor of the same method; converted per input, added up by
 /// name, ranked by self time (descending) then name.
 fn brute_top(files: &[TraceFile]) -> Vec<MethodStats> {
-    let mut by_name: BTreeMap<String, MethodStats> = BTreeMap::new();
+    let mut rows = Vec::new();
     for file in files {
         let tree = tree(file);
         let kids = children(&tree);
@@ -144,20 +147,10 @@ fn brute_top(files: &[TraceFile]) -> Vec<MethodStats> {
         let hz = file.header.timer_hz;
         for (m, (calls, own, incl)) in per {
             let name = display(&file.symbols, m).into_owned();
-            let e = by_name.entry(name.clone()).or_insert(MethodStats {
-                method: name,
-                calls: 0,
-                self_ns: 0,
-                inclusive_ns: 0,
-            });
-            e.calls += calls;
-            e.self_ns += counter_to_ns(own, hz);
-            e.inclusive_ns += counter_to_ns(incl, hz);
+            rows.push((name, calls, counter_to_ns(own, hz), counter_to_ns(incl, hz)));
         }
     }
-    let mut out: Vec<MethodStats> = by_name.into_values().collect();
-    out.sort_by_key(|m| (std::cmp::Reverse(m.self_ns), m.method.clone()));
-    out
+    common::top_by_name(rows)
 }
 
 /// One or two threads: wrapped or not, 64- or 32-bit, timer rates that do and do not divide
@@ -197,6 +190,12 @@ fn span_ns(files: &[TraceFile]) -> u64 {
         .unwrap()
 }
 
+/// What [`files`] makes a case of: a seed, one file or two, the laps of their rings, their
+/// timer rate.
+fn case() -> impl Strategy<Value = (u64, bool, f64, usize)> {
+    (1u64..1_000_000, any::<bool>(), 0.3f64..2.5, 0usize..4)
+}
+
 proptest! {
     // Each case runs the analyses (debug build) several times over a few thousand frames: a
     // dozen cases keep the file under a few seconds on CI's two cores.
@@ -206,10 +205,7 @@ proptest! {
     /// whole trace, and the whole window.
     #[test]
     fn chains_equal_brute_force_clipped_windows(
-        seed in 1u64..1_000_000,
-        two in any::<bool>(),
-        laps in 0.3f64..2.5,
-        rate in 0usize..4,
+        (seed, two, laps, rate) in case(),
         permille in prop::collection::vec(0u64..1300, 2),
     ) {
         let files = files(seed, two, laps, rate);
@@ -238,12 +234,7 @@ proptest! {
     /// `top` equals the brute force exactly, in the same order, merged over two threads whose
     /// timer rates differ.
     #[test]
-    fn top_values_and_order_equal_brute_force(
-        seed in 1u64..1_000_000,
-        two in any::<bool>(),
-        laps in 0.3f64..2.5,
-        rate in 0usize..4,
-    ) {
+    fn top_values_and_order_equal_brute_force((seed, two, laps, rate) in case()) {
         let files = files(seed, two, laps, rate);
         let d = first_difference(&top(&inputs(&files)).unwrap(), &brute_top(&files));
         prop_assert!(d.is_none(), "{}", d.unwrap_or_default());
@@ -254,10 +245,7 @@ proptest! {
     /// dropped, names scrubbed.
     #[test]
     fn summary_equals_top_and_chains_merged(
-        seed in 1u64..1_000_000,
-        two in any::<bool>(),
-        laps in 0.3f64..2.5,
-        rate in 0usize..4,
+        (seed, two, laps, rate) in case(),
         n_top in 1usize..40,
         n_chains in 1usize..40,
         permille in 1u64..1300,
@@ -389,6 +377,16 @@ fn ties_rank_by_name() {
     assert_eq!(names, ["void a()", "void b()", "void c()", "void d()"]);
 }
 
+/// The summary of `input` with its `top` methods and 10 chains over the last `window_ns`.
+fn summary(input: &[Input<'_>], top: usize, window_ns: u64) -> Summary {
+    let options = Options {
+        top,
+        chains: 10,
+        chain_window_ns: window_ns,
+    };
+    summarize(input, &[], options).unwrap()
+}
+
 /// The small trace's summary, worked out by hand:
 /// * B: 1 call, 1000 ticks self and inclusive;
 /// * A: 1 call, 190 inclusive, 190 − 60 (U1) − 60 (U2) = 70 self;
@@ -403,16 +401,7 @@ fn summary_of_a_trace_merged_by_hand() {
     let row = |t: &hubble_analysis::summary::TopMethod| {
         (t.method.clone(), t.calls, t.self_ns, t.inclusive_ns)
     };
-    let s = summarize(
-        &input,
-        &[],
-        Options {
-            top: 2,
-            chains: 10,
-            chain_window_ns: 300_000,
-        },
-    )
-    .unwrap();
+    let s = summary(&input, 2, 300_000);
     assert_eq!(
         s.top.iter().map(row).collect::<Vec<_>>(),
         [
@@ -429,16 +418,7 @@ fn summary_of_a_trace_merged_by_hand() {
             ("<unresolved>".to_owned(), 1, 20_000),
         ]
     );
-    let s = summarize(
-        &input,
-        &[],
-        Options {
-            top: 10,
-            chains: 10,
-            chain_window_ns: u64::MAX,
-        },
-    )
-    .unwrap();
+    let s = summary(&input, 10, u64::MAX);
     assert_eq!(
         s.top.iter().map(row).collect::<Vec<_>>(),
         [
@@ -465,17 +445,23 @@ fn summary_of_a_trace_merged_by_hand() {
     );
 }
 
+/// A (10..200), then C entered on the flush's very tick (1500): frames that end where a window
+/// begins and begin where it ends.
+fn edge_frames() -> TraceFile {
+    let (a, c) = (Some(0x1000u64), Some(0x3000u64));
+    handmade(
+        &[(a, 10), (None, 200), (c, 1500)],
+        1500,
+        &[(0x1000, "void A.a()"), (0x3000, "void C.c()")],
+    )
+}
+
 /// Windows whose start falls exactly on a frame's end, start or the flush: a frame that only
 /// touches the window is counted with no time, as in the brute force (`[lo, hi]` is closed), at
 /// every edge of the hand-made trace plus a frame entered on the flush's very tick.
 #[test]
 fn chains_at_every_frame_edge_equal_brute_force() {
-    let (a, c) = (Some(0x1000u64), Some(0x3000u64));
-    let edge = handmade(
-        &[(a, 10), (None, 200), (c, 1500)],
-        1500,
-        &[(0x1000, "void A.a()"), (0x3000, "void C.c()")],
-    );
+    let edge = edge_frames();
     for file in [by_hand(), edge] {
         let files = [file];
         let input = inputs(&files);
@@ -503,12 +489,7 @@ fn chains_at_every_frame_edge_equal_brute_force() {
 /// ended exactly where the window begins is too; both are counted, neither gets time.
 #[test]
 fn frames_touching_the_window_are_counted_without_time() {
-    let (a, c) = (Some(0x1000u64), Some(0x3000u64));
-    let file = handmade(
-        &[(a, 10), (None, 200), (c, 1500)],
-        1500,
-        &[(0x1000, "void A.a()"), (0x3000, "void C.c()")],
-    );
+    let file = edge_frames();
     let input = inputs(std::slice::from_ref(&file));
     // The window is ticks 200..1500: A ends on its first tick, C begins on its last.
     let got = chains(&input, Some(1_300_000), Rank::Depth).unwrap();
@@ -524,15 +505,6 @@ fn frames_touching_the_window_are_counted_without_time() {
         ]
     );
     // The summary leaves chains without time out.
-    let s = summarize(
-        &input,
-        &[],
-        Options {
-            top: 10,
-            chains: 10,
-            chain_window_ns: 1_300_000,
-        },
-    )
-    .unwrap();
+    let s = summary(&input, 10, 1_300_000);
     assert!(s.chains.is_empty(), "{:?}", s.chains);
 }

@@ -2,6 +2,7 @@
 //! test computes from its model of the pool (`format/tests/common/pool_scenario.rs`): the
 //! frames of the records each thread wrote and the pool kept.
 
+mod common;
 #[path = "../../format/tests/common/pool_scenario.rs"]
 mod scenario;
 
@@ -9,9 +10,9 @@ use std::collections::BTreeMap;
 
 use hubble_analysis::chains::{chains, chains_before, Rank};
 use hubble_analysis::tasks::{tasks_threads, TaskStats};
-use hubble_analysis::top::{top, MethodStats};
+use hubble_analysis::top::top;
 use hubble_analysis::Input;
-use hubble_format::{Mode, RunFile};
+use hubble_format::RunFile;
 use scenario::{frames, ModelFrame, Scenario};
 
 struct Case {
@@ -23,13 +24,7 @@ struct Case {
 
 impl Case {
     fn inputs(&self) -> Vec<Input<'_>> {
-        self.runs
-            .iter()
-            .map(|r| Input {
-                file: &r.file,
-                name: "v4",
-            })
-            .collect()
+        scenario::inputs(&self.runs)
     }
     fn ns(&self, ticks: u64) -> u64 {
         (u128::from(ticks) * 1_000_000_000 / u128::from(self.s.timer_hz)) as u64
@@ -37,20 +32,17 @@ impl Case {
 }
 
 fn cases() -> Vec<Case> {
-    let mut out = Vec::new();
-    for mode in [Mode::Bits64, Mode::Bits32] {
-        for seed in scenario::SEEDS.step_by(3) {
-            let s = scenario::build(mode, seed);
-            let runs = s.file().into_run_files();
+    scenario::sampled()
+        .into_iter()
+        .map(|(s, runs)| {
             let frames = s
                 .thread_steps()
                 .iter()
                 .map(|(tid, steps)| (*tid, frames(steps)))
                 .collect();
-            out.push(Case { s, runs, frames });
-        }
-    }
-    out
+            Case { s, runs, frames }
+        })
+        .collect()
 }
 
 // `top` adds every thread's runs up: per method, its frames' calls, self time and (outermost
@@ -71,24 +63,11 @@ fn top_covers_every_thread_and_run() {
                 }
             }
         }
-        let mut want: BTreeMap<String, MethodStats> = BTreeMap::new();
-        for ((name, _, _), (calls, self_t, incl_t)) in ticks {
-            let e = want.entry(name.clone()).or_insert(MethodStats {
-                method: name,
-                calls: 0,
-                self_ns: 0,
-                inclusive_ns: 0,
-            });
-            e.calls += calls;
-            e.self_ns += c.ns(self_t);
-            e.inclusive_ns += c.ns(incl_t);
-        }
-        let mut want: Vec<MethodStats> = want.into_values().collect();
-        want.sort_by(|a, b| {
-            b.self_ns
-                .cmp(&a.self_ns)
-                .then_with(|| a.method.cmp(&b.method))
-        });
+        let want = common::top_by_name(
+            ticks
+                .into_iter()
+                .map(|((name, _, _), (calls, s, i))| (name, calls, c.ns(s), c.ns(i))),
+        );
         assert_eq!(top(&c.inputs()).unwrap(), want);
     }
 }

@@ -92,13 +92,7 @@ pub fn export(files: &[PathBuf], out: &Path, meta: &[String]) -> Result<()> {
             ids.push(id);
             Ok(())
         })();
-        if let Err(e) = added {
-            if crate::deobf::is_bad_mapping(&e) {
-                return Err(e);
-            }
-            eprintln!("hubble: skipped: {e:#}");
-            failed += 1;
-        }
+        skip_if_bad(added, &mut failed)?;
         if tables.calls() >= ROWS_PER_PART {
             exported += write_parts(out, std::mem::take(&mut tables), &mut ids)?;
         }
@@ -118,12 +112,30 @@ pub fn export(files: &[PathBuf], out: &Path, meta: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// What became of one input of a batch: a bad input is named on stderr and counted in `failed`,
+/// and the batch goes on; a mapping that cannot be read would fail every input, so it ends it.
+fn skip_if_bad(added: Result<()>, failed: &mut usize) -> Result<()> {
+    if let Err(e) = added {
+        if crate::deobf::is_bad_mapping(&e) {
+            return Err(e);
+        }
+        eprintln!("hubble: skipped: {e:#}");
+        *failed += 1;
+    }
+    Ok(())
+}
+
+/// The name of the part holding the traces (or inputs) `ids`, sorted here. It comes from them,
+/// so exporting the same batch again replaces the part instead of adding a copy that every
+/// query would count twice.
+fn part_name(ids: &mut [String]) -> String {
+    ids.sort();
+    format!("part-{}", trace_id(ids.join(",").as_bytes()))
+}
+
 /// Writes one part of `tables` (whose traces are `ids`, emptied); returns the traces written.
 fn write_parts(out: &Path, tables: TraceTables, ids: &mut Vec<String>) -> Result<usize> {
-    // The part's name comes from its traces, so exporting the same batch again replaces the
-    // part instead of adding a copy that every query would count twice.
-    ids.sort();
-    let part = format!("part-{}", trace_id(ids.join(",").as_bytes()));
+    let part = part_name(ids);
     ids.clear();
     let (traces, calls) = tables.finish()?;
     let calls_path = write_part(out, Table::Calls, &part, &calls)?;
@@ -191,19 +203,12 @@ pub fn summaries(
             names.push(name);
             Ok(())
         })();
-        if let Err(e) = added {
-            if crate::deobf::is_bad_mapping(&e) {
-                return Err(e);
-            }
-            eprintln!("hubble: skipped: {e:#}");
-            failed += 1;
-        }
+        skip_if_bad(added, &mut failed)?;
     }
     if names.is_empty() {
         bail!("none of the {} input(s) could be summarized", files.len());
     }
-    names.sort();
-    let part = format!("part-{}", trace_id(names.join(",").as_bytes()));
+    let part = part_name(&mut names);
     let [summaries, top, signatures] = tables.finish()?;
     write_part(out, Table::SummaryTop, &part, &top)?;
     write_part(out, Table::SummarySignatures, &part, &signatures)?;

@@ -7,36 +7,43 @@ use std::path::{Path, PathBuf};
 
 use hubble_format::{Mode, RingWriter, TraceFile, TraceHeader};
 
+/// A temporary directory holding the sample `t.hubble` with its outer method named: the
+/// directory, the file's path and the file.
+fn named_sample() -> (tempfile::TempDir, PathBuf, TraceFile) {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, file) = sample(dir.path(), "t.hubble", true);
+    (dir, path, file)
+}
+
+/// What `hubble decode ARGS` prints for the named sample (and that it succeeds).
+fn decoded(args: &[&str]) -> String {
+    let (_dir, path, _) = named_sample();
+    let (code, out, _) = run(hubble().arg("decode").args(args).arg(&path));
+    assert_eq!(code, 0);
+    out
+}
+
 #[test]
 fn decode_prints_nanoscope_text() {
-    let dir = tempfile::tempdir().unwrap();
-    let (path, _) = sample(dir.path(), "t.hubble", true);
-    let (code, out, _) = run(hubble().arg("decode").arg(&path));
-    assert_eq!(code, 0);
     // ns = floor(counter × 10^9 / 19 MHz); the unsymbolized method prints as its pointer.
     assert_eq!(
-        out,
+        decoded(&[]),
         "52631:void a.B.c()\n53631:0x7f00000020\n54631:POP\n55631:POP\n"
     );
 }
 
 #[test]
 fn decode_prints_ticks() {
-    let dir = tempfile::tempdir().unwrap();
-    let (path, _) = sample(dir.path(), "t.hubble", true);
-    let (code, out, _) = run(hubble().args(["decode", "--format", "ticks"]).arg(&path));
-    assert_eq!(code, 0);
     // The sample's counter values (reference 1100: upper halves 0).
     assert_eq!(
-        out,
+        decoded(&["--format", "ticks"]),
         "1000:void a.B.c()\n1019:0x7f00000020\n1038:POP\n1057:POP\n"
     );
 }
 
 #[test]
 fn info_describes_the_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let (path, _) = sample(dir.path(), "t.hubble", true);
+    let (_dir, path, _) = named_sample();
     let (code, out, _) = run(hubble().arg("info").arg(&path));
     assert_eq!(code, 0);
     assert!(out.contains("a.b (pid 7)"), "{out}");
@@ -106,8 +113,7 @@ fn assert_bad(args: &[&str], file: &Path, needle: &str) {
 
 #[test]
 fn bad_files_are_one_line_errors_with_exit_2() {
-    let dir = tempfile::tempdir().unwrap();
-    let (path, _) = sample(dir.path(), "t.hubble", true);
+    let (dir, path, _) = named_sample();
     let good = std::fs::read(&path).unwrap();
     let bad = dir.path().join("bad.hubble");
 
@@ -200,8 +206,7 @@ fn raw_ring_problems_name_the_file() {
 
 #[test]
 fn failed_output_leaves_no_partial_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let (path, _) = sample(dir.path(), "t.hubble", true);
+    let (dir, path, _) = named_sample();
     let mut b = std::fs::read(&path).unwrap();
     let n = b.len();
     b[n - 1] ^= 1;
@@ -235,8 +240,7 @@ fn only_part(table: &Path) -> Vec<arrow_array::RecordBatch> {
 /// before anything is written.
 #[test]
 fn parquet_export_skips_bad_files_by_name_and_exports_the_rest() {
-    let dir = tempfile::tempdir().unwrap();
-    let (good, file) = sample(dir.path(), "t.hubble", true);
+    let (dir, good, file) = named_sample();
     let bytes = std::fs::read(&good).unwrap();
     let other = dir.path().join("other.hubble");
     let mut second = file.clone();
@@ -249,21 +253,21 @@ fn parquet_export_skips_bad_files_by_name_and_exports_the_rest() {
     flipped[90] ^= 0x40;
     std::fs::write(&corrupt, &flipped).unwrap();
     let out = dir.path().join("fleet");
-    let args = |files: &[&Path]| {
+    // `hubble export --format parquet [--meta META] -o TO FILES`.
+    let export = |meta: Option<&str>, to: &Path, files: &[&Path]| {
         let mut c = hubble();
-        c.args([
-            "export",
-            "--format",
-            "parquet",
-            "--meta",
-            "app.version=9.9",
-            "-o",
-        ])
-        .arg(&out)
-        .args(files);
-        c
+        c.args(["export", "--format", "parquet"]);
+        if let Some(meta) = meta {
+            c.args(["--meta", meta]);
+        }
+        c.arg("-o").arg(to).args(files);
+        run(&mut c)
     };
-    let (code, _, err) = run(&mut args(&[&good, &truncated, &corrupt, &other]));
+    let (code, _, err) = export(
+        Some("app.version=9.9"),
+        &out,
+        &[&good, &truncated, &corrupt, &other],
+    );
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("cut.hubble") && err.contains("truncated"),
@@ -288,26 +292,11 @@ fn parquet_export_skips_bad_files_by_name_and_exports_the_rest() {
     assert_eq!(versions, vec![Some("9.9"), Some("9.9")]);
     // All bad: nothing written, exit 2.
     let empty = dir.path().join("empty");
-    let mut c = hubble();
-    c.args(["export", "--format", "parquet", "-o"])
-        .arg(&empty)
-        .args([&truncated, &corrupt]);
-    let (code, _, err) = run(&mut c);
+    let (code, _, err) = export(None, &empty, &[&truncated, &corrupt]);
     assert_eq!(code, 2, "{err}");
     assert!(!empty.exists());
     // A bad key: refused before reading anything.
-    let mut c = hubble();
-    c.args([
-        "export",
-        "--format",
-        "parquet",
-        "--meta",
-        "App Version=1",
-        "-o",
-    ])
-    .arg(&empty)
-    .arg(&good);
-    let (code, _, err) = run(&mut c);
+    let (code, _, err) = export(Some("App Version=1"), &empty, &[&good]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("App Version"), "{err}");
     assert!(!empty.exists());
@@ -317,8 +306,7 @@ fn parquet_export_skips_bad_files_by_name_and_exports_the_rest() {
 #[cfg(feature = "parquet")]
 #[test]
 fn parquet_meta_values_up_to_the_format_limit() {
-    let dir = tempfile::tempdir().unwrap();
-    let (good, _) = sample(dir.path(), "t.hubble", true);
+    let (dir, good, _) = named_sample();
     let limit = hubble_format::file::MAX_METADATA_VALUE;
     for (len, ok) in [(limit, true), (limit + 1, false)] {
         let out = dir.path().join(format!("fleet-{len}"));
@@ -344,8 +332,7 @@ fn parquet_meta_values_up_to_the_format_limit() {
 #[test]
 fn parquet_summaries_name_bad_files_and_carry_device_class_metadata() {
     use arrow_array::StringArray;
-    let dir = tempfile::tempdir().unwrap();
-    let (good, mut file) = sample(dir.path(), "t.hubble", true);
+    let (dir, good, mut file) = named_sample();
     file.header.metadata = [("android.sdk", "34"), ("hubble.private", "x")]
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
         .into();

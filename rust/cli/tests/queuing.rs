@@ -12,6 +12,7 @@ use hubble_analysis::Input;
 use hubble_format::pool::{self, Geometry, PoolWriter};
 use hubble_format::slot::TaskKind;
 use hubble_format::{Mode, ProcessHeader, ThreadsFile};
+use hubble_testkit::stdout_of;
 
 const HZ: u64 = 1_000_000;
 const SITE: u64 = 0x7000_0100;
@@ -115,17 +116,8 @@ fn tasks_reports_queuing_from_task_records() {
         ]
     );
 
-    let out = hubble()
-        .args(["tasks", "--json"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = stdout_of(hubble().args(["tasks", "--json"]).arg(&path));
+    let got: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(got["queuing"], serde_json::to_value(&want).unwrap());
 
     let out = hubble().arg("tasks").arg(&path).output().unwrap();
@@ -189,13 +181,7 @@ fn tasks_at_the_flush_are_reported_running_or_still_queued() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("anr.hubble");
         file_flushed_at(flush_ms).write_atomic(&path).unwrap();
-        let out = hubble().arg("tasks").arg(&path).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let text = String::from_utf8(out.stdout).unwrap();
+        let text = stdout_of(hubble().arg("tasks").arg(&path));
         assert!(
             text.contains(line),
             "flush at {flush_ms} ms: no {line:?} in\n{text}"
@@ -236,9 +222,7 @@ fn tasks_each_lists_every_identity_s_runs() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("anr.hubble");
         file_flushed_at(flush_ms).write_atomic(&path).unwrap();
-        let out = hubble().args(["tasks", "--each"]).arg(&path).output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let text = String::from_utf8(out.stdout).unwrap();
+        let text = stdout_of(hubble().args(["tasks", "--each"]).arg(&path));
         for line in &lines {
             assert!(
                 text.contains(line.as_str()),
@@ -258,8 +242,7 @@ fn tasks_each_lists_every_identity_s_runs() {
             ]
         );
         // Without --each, no such list.
-        let out = hubble().arg("tasks").arg(&path).output().unwrap();
-        let text = String::from_utf8(out.stdout).unwrap();
+        let text = stdout_of(hubble().arg("tasks").arg(&path));
         assert!(!text.contains("tasks by identity"), "{text}");
     }
 }

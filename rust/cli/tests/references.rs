@@ -5,19 +5,12 @@
 //! `wall(c) = wall_clock_ns − ⌊(reference − c)·10⁹ / hz⌋` worked out here.
 
 mod common;
-use common::output;
 
 use hubble_format::Mode;
 use hubble_testkit::synth::{trace, Spec};
 
 fn hubble(args: &[&str]) -> String {
-    let out = output(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    hubble_testkit::stdout_of(common::hubble().args(args))
 }
 
 #[test]

@@ -272,17 +272,17 @@ fn check_svg(files: &[TraceFile]) {
     );
 }
 
+/// What [`files`] makes a case of: a seed, `n` files, the laps of their rings, their timer rate.
+fn case(n: std::ops::Range<usize>) -> impl Strategy<Value = (u64, usize, f64, usize)> {
+    (1u64..1_000_000, n, 0.2f64..2.5, 0usize..5)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
 
     /// Folded values are the call tree's per-path self time, exactly.
     #[test]
-    fn folded_values_are_per_path_self_time(
-        seed in 1u64..1_000_000,
-        n in 1usize..4,
-        laps in 0.2f64..2.5,
-        rate in 0usize..5,
-    ) {
+    fn folded_values_are_per_path_self_time((seed, n, laps, rate) in case(1..4)) {
         let files = files(seed, n, laps, rate, 5);
         let got = hubble_export::folded::folded_lines(&inputs(&files)).unwrap();
         let mut sorted = got.clone();
@@ -300,34 +300,19 @@ proptest! {
 
     /// Every rectangle of the flame graph is as wide as the reference values under its path.
     #[test]
-    fn svg_widths_are_the_folded_values(
-        seed in 1u64..1_000_000,
-        n in 1usize..3,
-        laps in 0.2f64..2.5,
-        rate in 0usize..5,
-    ) {
+    fn svg_widths_are_the_folded_values((seed, n, laps, rate) in case(1..3)) {
         check_svg(&files(seed, n, laps, rate, 0));
     }
 
     /// `.trace` records: per thread, the call tree's steps with their µs since the start.
     #[test]
-    fn dot_trace_times_are_the_trees(
-        seed in 1u64..1_000_000,
-        n in 1usize..4,
-        laps in 0.2f64..2.5,
-        rate in 0usize..5,
-    ) {
+    fn dot_trace_times_are_the_trees((seed, n, laps, rate) in case(1..4)) {
         check_dot_trace(&files(seed, n, laps, rate, 5));
     }
 
     /// Chrome events: per thread, the call tree's steps with their ns since the origin.
     #[test]
-    fn chrome_times_are_the_trees(
-        seed in 1u64..1_000_000,
-        n in 1usize..4,
-        laps in 0.2f64..2.5,
-        rate in 0usize..5,
-    ) {
+    fn chrome_times_are_the_trees((seed, n, laps, rate) in case(1..4)) {
         check_chrome(&files(seed, n, laps, rate, 5));
     }
 }

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use hubble_export::Input;
 use hubble_format::names::{self, BEFORE_WINDOW_SPLIT};
-use hubble_format::{Mode, RunFile};
+use hubble_format::RunFile;
 use prost::Message;
 use scenario::{Ev, ModelStep, Scenario};
 
@@ -24,13 +24,7 @@ struct Case {
 
 impl Case {
     fn inputs(&self) -> Vec<Input<'_>> {
-        self.runs
-            .iter()
-            .map(|r| Input {
-                file: &r.file,
-                name: "v4",
-            })
-            .collect()
+        scenario::inputs(&self.runs)
     }
     fn threads(&self) -> Vec<usize> {
         self.runs.iter().map(|r| r.section).collect()
@@ -44,15 +38,13 @@ impl Case {
 /// Several seeds in both modes: together they hold threads with two runs, dropped records and
 /// lost oldest blocks (`format/tests/threads.rs` checks that the seeds cover them).
 fn cases() -> Vec<Case> {
-    let mut out = Vec::new();
-    for mode in [Mode::Bits64, Mode::Bits32] {
-        for seed in scenario::SEEDS.step_by(3) {
-            let s = scenario::build(mode, seed);
-            let runs = s.file().into_run_files();
+    let out: Vec<Case> = scenario::sampled()
+        .into_iter()
+        .map(|(s, runs)| {
             let want = s.thread_steps();
-            out.push(Case { s, runs, want });
-        }
-    }
+            Case { s, runs, want }
+        })
+        .collect();
     assert!(out.iter().any(|c| c.want.keys().any(|t| c
         .runs
         .iter()

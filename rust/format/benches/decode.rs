@@ -20,15 +20,7 @@ fn startup_ring() -> (RingWriter, u64) {
         state ^= state << 17;
         state
     };
-    let methods: Vec<u64> = (0..50_000)
-        .map(|i| {
-            if i % 10 == 0 {
-                0x7f_0000_0000 + i * 64
-            } else {
-                0x7000_0000 + i * 64
-            }
-        })
-        .collect();
+    let methods = hubble_testkit::method_mix(50_000);
     let mut t = 1u64 << 40;
     let mut depth = 0u32;
     ring.start(t as u32);

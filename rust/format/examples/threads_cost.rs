@@ -24,15 +24,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         w.start_thread(tid);
     }
     // 2 000 methods, a tenth above 4 GiB (two-slot entries).
-    let methods: Vec<u64> = (0..2000u64)
-        .map(|i| {
-            if i % 10 == 0 {
-                0x7f_0000_0000 + i * 64
-            } else {
-                0x7000_0000 + i * 64
-            }
-        })
-        .collect();
+    let methods = hubble_testkit::method_mix(2000);
     let symbols: BTreeMap<u64, String> = methods
         .iter()
         .map(|m| (*m, format!("void com.example.C{m:x}.run(int)")))

@@ -642,8 +642,12 @@ struct Head {
     metadata_count: usize,
 }
 
-/// Parses everything before the window (`bytes` may go on past it).
-fn parse_head(bytes: &[u8]) -> Result<Head, FileError> {
+/// Reads what opens every version's file: the magic, a version among `versions` and the mode.
+/// The reader is left after the mode byte.
+pub(crate) fn parse_opening(
+    bytes: &[u8],
+    versions: core::ops::RangeInclusive<u16>,
+) -> Result<(Reader<'_>, u16, Mode), FileError> {
     if bytes.len() < 8 {
         return Err(FileError::Truncated { what: "the magic" });
     }
@@ -652,11 +656,55 @@ fn parse_head(bytes: &[u8]) -> Result<Head, FileError> {
     }
     let mut r = Reader { bytes, pos: 8 };
     let version = r.u16("the header")?;
-    if !(OLDEST_VERSION..=VERSION).contains(&version) {
+    if !versions.contains(&version) {
         return Err(FileError::UnsupportedVersion(version));
     }
     let mode_code = r.take(1, "the header")?[0];
     let mode = Mode::from_code(mode_code).ok_or(FileError::BadMode(mode_code))?;
+    Ok((r, version, mode))
+}
+
+/// Metadata entries as read, (key, value) bytes not yet checked.
+pub(crate) type RawMetadata<'a> = Vec<(&'a [u8], &'a [u8])>;
+
+/// Reads `count` metadata entries, structure only: their meaning is checked after the checksum
+/// ([`metadata_from`]), so that a flipped bit in a key says "corrupt" rather than "bad key".
+pub(crate) fn raw_metadata<'a>(
+    r: &mut Reader<'a>,
+    count: usize,
+) -> Result<RawMetadata<'a>, FileError> {
+    let mut raw = Vec::with_capacity(count);
+    for _ in 0..count {
+        let key_len = usize::from(r.u16("the metadata")?);
+        let key = r.take(key_len, "the metadata")?;
+        let value_len = usize::from(r.u16("the metadata")?);
+        raw.push((key, r.take(value_len, "the metadata")?));
+    }
+    Ok(raw)
+}
+
+/// The entries [`raw_metadata`] read, once the checksum matched: UTF-8, keys strictly
+/// increasing.
+pub(crate) fn metadata_from(raw: RawMetadata<'_>) -> Result<BTreeMap<String, String>, FileError> {
+    let mut metadata = BTreeMap::new();
+    for (key, value) in raw {
+        let key = core::str::from_utf8(key).map_err(|_| invalid("metadata key", "not UTF-8"))?;
+        let value = core::str::from_utf8(value)
+            .map_err(|_| invalid("metadata value", alloc::format!("{key}: not UTF-8")))?;
+        if metadata
+            .last_key_value()
+            .is_some_and(|(k, _): (&String, _)| k.as_str() >= key)
+        {
+            return Err(invalid("metadata", "keys are not strictly increasing"));
+        }
+        metadata.insert(String::from(key), String::from(value));
+    }
+    Ok(metadata)
+}
+
+/// Parses everything before the window (`bytes` may go on past it).
+fn parse_head(bytes: &[u8]) -> Result<Head, FileError> {
+    let (mut r, version, mode) = parse_opening(bytes, OLDEST_VERSION..=VERSION)?;
     // Reserved bytes must be zero: a reader that ignored them could not tell a future
     // extension from corruption, and the file would not round-trip.
     let metadata_count = usize::from(r.take(1, "the header")?[0]);
@@ -782,15 +830,8 @@ impl Head {
                 bound: r.u64("the anchors")?,
             });
         }
-        // Structure only before the checksum; meaning after it (as for the anchors), so a
-        // flipped bit in a key says "corrupt" rather than "bad key".
-        let mut raw_metadata = Vec::with_capacity(self.metadata_count);
-        for _ in 0..self.metadata_count {
-            let key_len = usize::from(r.u16("the metadata")?);
-            let key = r.take(key_len, "the metadata")?;
-            let value_len = usize::from(r.u16("the metadata")?);
-            raw_metadata.push((key, r.take(value_len, "the metadata")?));
-        }
+        // Structure only before the checksum; meaning after it (as for the anchors).
+        let raw_metadata = raw_metadata(&mut r, self.metadata_count)?;
         let stored = u32::from_le_bytes(r.take(4, "the checksum")?.try_into().expect("4 bytes"));
         crc.update(&tail[..r.pos - 4]);
         let computed = crc.finalize();
@@ -802,22 +843,7 @@ impl Head {
         }
         // After the checksum: a flipped bit in an anchor says "corrupt", like anywhere else.
         check_anchors(&header.anchors, self.window_bytes / 8)?;
-        for (key, value) in raw_metadata {
-            let key =
-                core::str::from_utf8(key).map_err(|_| invalid("metadata key", "not UTF-8"))?;
-            let value = core::str::from_utf8(value)
-                .map_err(|_| invalid("metadata value", alloc::format!("{key}: not UTF-8")))?;
-            if header
-                .metadata
-                .last_key_value()
-                .is_some_and(|(k, _)| k.as_str() >= key)
-            {
-                return Err(invalid("metadata", "keys are not strictly increasing"));
-            }
-            header
-                .metadata
-                .insert(String::from(key), String::from(value));
-        }
+        header.metadata = metadata_from(raw_metadata)?;
         check_metadata(&header.metadata)?;
         Ok(TraceFile {
             header,

@@ -277,19 +277,7 @@ impl ThreadsFile {
     /// anchors), so a flipped bit anywhere says "corrupt". Every count is bounded by the bytes
     /// left before it drives a loop or an allocation.
     pub fn parse(bytes: &[u8]) -> Result<ThreadsFile, FileError> {
-        if bytes.len() < 8 {
-            return Err(FileError::Truncated { what: "the magic" });
-        }
-        if bytes[..8] != MAGIC {
-            return Err(FileError::BadMagic);
-        }
-        let mut r = Reader { bytes, pos: 8 };
-        let version = r.u16("the header")?;
-        if version != VERSION {
-            return Err(FileError::UnsupportedVersion(version));
-        }
-        let mode_code = r.take(1, "the header")?[0];
-        let mode = Mode::from_code(mode_code).ok_or(FileError::BadMode(mode_code))?;
+        let (mut r, _, mode) = crate::file::parse_opening(bytes, VERSION..=VERSION)?;
         let metadata_count = usize::from(r.take(1, "the header")?[0]);
         if metadata_count > crate::file::MAX_METADATA {
             return Err(invalid(
@@ -320,13 +308,7 @@ impl ThreadsFile {
             let name = r.take(len, "a symbol")?;
             symbols.push((pointer, name));
         }
-        let mut raw_metadata = Vec::with_capacity(metadata_count);
-        for _ in 0..metadata_count {
-            let key_len = usize::from(r.u16("the metadata")?);
-            let key = r.take(key_len, "the metadata")?;
-            let value_len = usize::from(r.u16("the metadata")?);
-            raw_metadata.push((key, r.take(value_len, "the metadata")?));
-        }
+        let raw_metadata = crate::file::raw_metadata(&mut r, metadata_count)?;
         if thread_count > left(&r) / SECTION_MIN {
             return Err(FileError::Truncated {
                 what: "the thread sections",
@@ -354,20 +336,7 @@ impl ThreadsFile {
                 .map_err(|_| invalid("symbol name", alloc::format!("{pointer:#x} is not UTF-8")))?;
             table.insert(pointer, String::from(name));
         }
-        let mut metadata = BTreeMap::new();
-        for (key, value) in raw_metadata {
-            let key =
-                core::str::from_utf8(key).map_err(|_| invalid("metadata key", "not UTF-8"))?;
-            let value = core::str::from_utf8(value)
-                .map_err(|_| invalid("metadata value", alloc::format!("{key}: not UTF-8")))?;
-            if metadata
-                .last_key_value()
-                .is_some_and(|(k, _): (&String, _)| k.as_str() >= key)
-            {
-                return Err(invalid("metadata", "keys are not strictly increasing"));
-            }
-            metadata.insert(String::from(key), String::from(value));
-        }
+        let metadata = crate::file::metadata_from(raw_metadata)?;
         let file = ThreadsFile {
             header: ProcessHeader {
                 mode,

@@ -220,14 +220,33 @@ mod tests {
         (0..n).map(|_| AtomicU64::new(0)).collect()
     }
 
+    const BASE: usize = 0x1000;
+
+    /// `cells` as a ring at [`BASE`].
+    fn at_base(cells: &[AtomicU64]) -> Slots<'_> {
+        Slots {
+            base: BASE,
+            slots: cells,
+        }
+    }
+
+    /// The address of slot `i` of a ring at [`BASE`].
+    fn at(i: usize) -> usize {
+        BASE + i * SLOT
+    }
+
+    /// The ring's words from slot `cursor` round to the one before it: the window of a thread
+    /// whose cursor is there, oldest first.
+    fn window_from(cells: &[AtomicU64], cursor: usize) -> Vec<u64> {
+        (0..cells.len())
+            .map(|i| cells[(cursor + i) % cells.len()].load(Ordering::Relaxed))
+            .collect()
+    }
+
     #[test]
     fn an_idle_gap_at_an_address_used_a_lap_before_is_a_new_anchor() {
         let cells = ring(8);
-        let slots = Slots {
-            base: 0x1000,
-            slots: &cells,
-        };
-        let at = |i: usize| slots.base + i * SLOT;
+        let slots = at_base(&cells);
         let mut a = Anchors::default();
         cells[2].store(0x10_0000_0000, Ordering::Relaxed);
         a.observe(slots, at(3), 100, 5);
@@ -240,9 +259,7 @@ mod tests {
         a.observe(slots, at(3), 1000, 5);
         assert_eq!(a.len(), 2);
         // Only the newer one describes a window ending there; the older one's record is gone.
-        let window: Vec<u64> = (0..8)
-            .map(|i| cells[(3 + i) % 8].load(Ordering::Relaxed))
-            .collect();
+        let window = window_from(&cells, 3);
         let got = a.for_window(slots, at(3), &window);
         assert_eq!(
             got,
@@ -260,11 +277,7 @@ mod tests {
     #[test]
     fn a_restart_forgets_the_gaps_before_it() {
         let cells = ring(8);
-        let slots = Slots {
-            base: 0x1000,
-            slots: &cells,
-        };
-        let at = |i: usize| slots.base + i * SLOT;
+        let slots = at_base(&cells);
         let mut a = Anchors::default();
         cells[2].store(0x10_7000_0040, Ordering::Relaxed);
         a.observe(slots, at(3), 100, 5);
@@ -275,9 +288,7 @@ mod tests {
         assert_eq!(a.len(), 0);
         a.observe(slots, at(3), 7000, 5);
         a.observe(slots, at(3), 7100, 5);
-        let window: Vec<u64> = (0..8)
-            .map(|i| cells[(3 + i) % 8].load(Ordering::Relaxed))
-            .collect();
+        let window = window_from(&cells, 3);
         assert_eq!(
             a.for_window(slots, at(3), &window),
             [TimeAnchor {
@@ -290,10 +301,7 @@ mod tests {
     #[test]
     fn only_a_cursor_inside_the_ring_is_a_position() {
         let cells = ring(8);
-        let slots = Slots {
-            base: 0x1000,
-            slots: &cells,
-        };
+        let slots = at_base(&cells);
         let twice = |cursor: usize| {
             let mut a = Anchors::default();
             a.observe(slots, cursor, 100, 5);
@@ -306,7 +314,7 @@ mod tests {
         assert_eq!(twice(slots.end() + SLOT), 0);
         // Every position, the first slot to one past the last (a full 32-bit ring) included.
         for i in 0..=8 {
-            assert_eq!(twice(slots.base + i * SLOT), 1, "slot {i}");
+            assert_eq!(twice(at(i)), 1, "slot {i}");
         }
     }
 

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
@@ -18,7 +18,9 @@ use hubble_format::{EventKind, Mode, TraceFile, WindowStart};
 use hubble_runtime::flush::{PendingFile, Storage};
 use hubble_runtime::props::{ANR_INTERVAL, CONSENT};
 use hubble_runtime::{control_loop, request_anr_flush, Anr, Config, Control, Message};
-use hubble_testkit::runtime::{entry_methods, FakeArt, FakeProperties, FakeThread, MemStorage};
+use hubble_testkit::runtime::{
+    entry_methods, FakeArt, FakeProperties, FakeThread, MemStorage, Workers,
+};
 
 const MODE: Mode = Mode::Bits64;
 /// A bound on waits that must end quickly; reaching it fails the test (nothing sleeps).
@@ -298,31 +300,6 @@ fn sigquit_request_returns_at_once_and_each_traced_thread_gets_an_anr_file() {
     }
 }
 
-/// Threads writing trace points; stopped and joined before the control plane (and its rings)
-/// can go, also when the test fails.
-struct Runners {
-    quit: Arc<AtomicBool>,
-    handles: Vec<std::thread::JoinHandle<()>>,
-}
-
-impl Runners {
-    fn join(&mut self) {
-        self.quit.store(true, Ordering::Relaxed);
-        for h in self.handles.drain(..) {
-            h.join().unwrap();
-        }
-    }
-}
-
-impl Drop for Runners {
-    fn drop(&mut self) {
-        self.quit.store(true, Ordering::Relaxed);
-        for h in self.handles.drain(..) {
-            let _ = h.join();
-        }
-    }
-}
-
 /// Both traced threads run managed code without pause. The request rings every thread's stop
 /// doorbell before any file is written: while the first file is held in its disk I/O, both
 /// threads have already stopped (their trace points report tracing off), so each window ends at
@@ -335,48 +312,38 @@ fn every_traced_thread_stops_at_the_request_before_any_file_is_written() {
     s.gate.close();
     let (stopped_tx, stopped_rx) = mpsc::channel();
     let (started_tx, started_rx) = mpsc::channel();
-    let quit = Arc::new(AtomicBool::new(false));
-    let mut runners = Runners {
-        quit: quit.clone(),
-        handles: Vec::new(),
-    };
-    runners.handles = s
-        .threads
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            let (t, tx, quit) = (t.clone(), stopped_tx.clone(), quit.clone());
-            let started = started_tx.clone();
-            std::thread::spawn(move || {
-                t.to_runnable();
-                // Tracing is on and the thread runnable before the request is made (a thread
-                // not runnable yet would be force-stopped and restarted, and then run on).
-                assert!(t.entry(MODE, 0x4000 + 0x100 * i as u64, 0));
-                assert!(t.exit(1));
-                started.send(i).unwrap();
-                let mut ts = 2u32;
-                let mut n = 1u64;
-                // Runs until a trace point finds tracing off (its stop answered).
-                while !quit.load(Ordering::Relaxed) {
-                    if !t.entry(MODE, 0x4000 + 0x100 * i as u64, ts) {
-                        break;
-                    }
-                    n += 1;
-                    if !t.exit(ts + 1) {
-                        break;
-                    }
-                    ts = ts.wrapping_add(2);
+    let mut runners = Workers::default();
+    for (i, t) in s.threads.iter().enumerate() {
+        let (t, tx, started) = (t.clone(), stopped_tx.clone(), started_tx.clone());
+        runners.spawn(move |quit| {
+            t.to_runnable();
+            // Tracing is on and the thread runnable before the request is made (a thread
+            // not runnable yet would be force-stopped and restarted, and then run on).
+            assert!(t.entry(MODE, 0x4000 + 0x100 * i as u64, 0));
+            assert!(t.exit(1));
+            started.send(i).unwrap();
+            let mut ts = 2u32;
+            let mut n = 1u64;
+            // Runs until a trace point finds tracing off (its stop answered).
+            while !quit.load(Ordering::Relaxed) {
+                if !t.entry(MODE, 0x4000 + 0x100 * i as u64, ts) {
+                    break;
                 }
-                tx.send((i, n)).unwrap();
-                // Stay runnable without trace points until told: the cooperative stop is what
-                // is being tested, not the native force stop.
-                while !quit.load(Ordering::Relaxed) {
-                    std::thread::yield_now();
+                n += 1;
+                if !t.exit(ts + 1) {
+                    break;
                 }
-                t.to_native();
-            })
-        })
-        .collect();
+                ts = ts.wrapping_add(2);
+            }
+            tx.send((i, n)).unwrap();
+            // Stay runnable without trace points until told: the cooperative stop is what
+            // is being tested, not the native force stop.
+            while !quit.load(Ordering::Relaxed) {
+                std::thread::yield_now();
+            }
+            t.to_native();
+        });
+    }
     for _ in 0..2 {
         started_rx.recv_timeout(BOUND).expect("both threads run");
     }

@@ -2,7 +2,7 @@
 //! per-thread enable, the ClassLoader hook, and faults at flush.
 #![cfg(not(loom))]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -31,14 +31,36 @@ fn config(dir: &Path) -> Config {
 
 /// A control whose stops time out after 5 ms (late stops), with `threads` rings.
 fn impatient_control(dir: &Path, threads: usize) -> Control<FakeArt> {
-    let mut cfg = config(dir);
-    cfg.stop_timeout = std::time::Duration::from_millis(5);
-    cfg.threads = threads;
-    Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage))
+    control_with(dir, |cfg| {
+        cfg.stop_timeout = std::time::Duration::from_millis(5);
+        cfg.threads = threads;
+    })
 }
 
 fn control(dir: &Path, consent: bool, storage: Box<dyn Storage>) -> Control<FakeArt> {
     Control::new(FakeArt::default(), config(dir), props(consent), storage)
+}
+
+/// A control with consent, writing to `dir`, with the test's changes to the configuration.
+fn control_with(dir: &Path, change: impl FnOnce(&mut Config)) -> Control<FakeArt> {
+    let mut cfg = config(dir);
+    change(&mut cfg);
+    Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage))
+}
+
+/// A temporary directory and the `hubble` folder the runtime writes to inside it.
+fn hubble_dir() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("hubble");
+    (tmp, dir)
+}
+
+/// The UI thread `tid`, attached, and tracing started: the set-up of most tests here.
+fn traced_main_thread(c: &Control<FakeArt>, tid: u32) -> Box<FakeThread> {
+    let t = FakeThread::new();
+    c.thread_attached(t.handle(), tid, "main", true);
+    c.start_tracing().unwrap();
+    t
 }
 
 /// The method entries a flushed file holds.
@@ -71,6 +93,11 @@ fn calls(t: &FakeThread, depth: u32) -> Vec<u64> {
     methods
 }
 
+/// Whether `t`'s trace points record: its block has a cursor only while tracing is on.
+fn is_tracing(t: &FakeThread) -> bool {
+    t.block.cursor.load(Ordering::Relaxed) != 0
+}
+
 fn only_file(dir: &Path) -> TraceFile {
     let files: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
@@ -85,8 +112,7 @@ fn only_file(dir: &Path) -> TraceFile {
 /// limit on a character boundary.
 #[test]
 fn flush_records_device_and_build_metadata_from_properties() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("hubble");
+    let (_tmp, dir) = hubble_dir();
     let p = props(true);
     p.set("ro.product.model", "Pixel 8");
     p.set("ro.build.version.sdk", "34");
@@ -94,9 +120,7 @@ fn flush_records_device_and_build_metadata_from_properties() {
     let long = format!("{}€", "f".repeat(255));
     p.set("ro.build.fingerprint", &long);
     let c = Control::new(FakeArt::default(), config(&dir), p, Box::new(FsStorage));
-    let t = FakeThread::new();
-    c.thread_attached(t.handle(), 42, "main", true);
-    c.start_tracing().unwrap();
+    let t = traced_main_thread(&c, 42);
     t.to_runnable();
     calls(&t, 3);
     t.to_native();
@@ -120,12 +144,9 @@ fn flush_records_device_and_build_metadata_from_properties() {
 
 #[test]
 fn flush_of_a_thread_in_native_writes_a_decodable_file_and_restarts() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("hubble");
+    let (_tmp, dir) = hubble_dir();
     let c = control(&dir, true, Box::new(FsStorage));
-    let t = FakeThread::new();
-    c.thread_attached(t.handle(), 42, "main", true);
-    c.start_tracing().unwrap();
+    let t = traced_main_thread(&c, 42);
     assert_eq!(c.traced_threads(), vec![t.handle()]);
     t.to_runnable();
     let methods = calls(&t, 20);
@@ -178,8 +199,7 @@ fn flush_of_a_thread_in_native_writes_a_decodable_file_and_restarts() {
 
 #[test]
 fn cooperative_stop_of_a_running_thread() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("hubble");
+    let (_tmp, dir) = hubble_dir();
     let c = Arc::new(control(&dir, true, Box::new(FsStorage)));
     let t: Arc<FakeThread> = Arc::from(FakeThread::new());
     c.thread_attached(t.handle(), 7, "main", true);
@@ -216,12 +236,9 @@ fn cooperative_stop_of_a_running_thread() {
 
 #[test]
 fn no_consent_no_file_but_tracing_goes_on() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("hubble");
+    let (_tmp, dir) = hubble_dir();
     let c = control(&dir, false, Box::new(FsStorage));
-    let t = FakeThread::new();
-    c.thread_attached(t.handle(), 1, "main", true);
-    c.start_tracing().unwrap();
+    let t = traced_main_thread(&c, 1);
     t.to_runnable();
     calls(&t, 3);
     t.to_native();
@@ -234,14 +251,9 @@ fn no_consent_no_file_but_tracing_goes_on() {
 
 #[test]
 fn retention_keeps_the_newest_files() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("hubble");
-    let mut cfg = config(&dir);
-    cfg.max_files = 3;
-    let c = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
-    let t = FakeThread::new();
-    c.thread_attached(t.handle(), 1, "main", true);
-    c.start_tracing().unwrap();
+    let (_tmp, dir) = hubble_dir();
+    let c = control_with(&dir, |cfg| cfg.max_files = 3);
+    let t = traced_main_thread(&c, 1);
     let mut paths = Vec::new();
     for i in 0..6 {
         std::thread::sleep(std::time::Duration::from_millis(2));
@@ -255,9 +267,7 @@ fn retention_keeps_the_newest_files() {
     assert_eq!(left, paths[3..].to_vec());
     // Byte cap: each file is > 100 bytes, so a 1-byte cap leaves nothing but... the cap is
     // applied after writing, oldest first.
-    let mut cfg = config(&dir);
-    cfg.max_bytes = 1;
-    let c2 = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
+    let c2 = control_with(&dir, |cfg| cfg.max_bytes = 1);
     let t2 = FakeThread::new();
     c2.thread_attached(t2.handle(), 2, "main", true);
     c2.start_tracing().unwrap();
@@ -285,13 +295,9 @@ fn n_most_recent_foreground_threads_are_traced_and_the_oldest_reclaimed() {
     let mut want = vec![ts[1].handle(), ts[2].handle()];
     want.sort();
     assert_eq!(c.traced_threads(), want);
-    assert_eq!(
-        ts[0].block.cursor.load(Ordering::Relaxed),
-        0,
-        "reclaimed: tracing off"
-    );
+    assert!(!is_tracing(&ts[0]), "reclaimed: tracing off");
     assert!(!ts[0].entry(MODE, 0x1000, 1));
-    assert_ne!(ts[2].block.cursor.load(Ordering::Relaxed), 0);
+    assert!(is_tracing(&ts[2]));
     // Per-thread disable and enable.
     c.set_thread_enabled(ts[2].handle(), false).unwrap();
     assert!(!c.traced_threads().contains(&ts[2].handle()));
@@ -306,19 +312,16 @@ fn n_most_recent_foreground_threads_are_traced_and_the_oldest_reclaimed() {
     assert_eq!(c.traced_threads().len(), 3);
     c.thread_detached(ts[1].handle());
     assert_eq!(c.traced_threads().len(), 2);
-    assert_eq!(ts[1].block.cursor.load(Ordering::Relaxed), 0);
+    assert!(!is_tracing(&ts[1]));
     c.stop_tracing().unwrap();
     assert!(c.traced_threads().is_empty());
 }
 
 #[test]
 fn class_loader_unload_names_buffered_pointers_before_the_memory_goes() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("hubble");
+    let (_tmp, dir) = hubble_dir();
     let c = control(&dir, true, Box::new(FsStorage));
-    let t = FakeThread::new();
-    c.thread_attached(t.handle(), 1, "main", true);
-    c.start_tracing().unwrap();
+    let t = traced_main_thread(&c, 1);
     let loader = 0x7f55_0000_0000usize;
     let dying = FakeArt::loader_methods_of(loader);
     t.to_runnable();
@@ -348,8 +351,7 @@ fn class_loader_unload_names_buffered_pointers_before_the_memory_goes() {
 #[test]
 fn a_ring_window_names_a_reused_address_by_when_each_record_ran() {
     for idle_gap in [false, true] {
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = tmp.path().join("hubble");
+        let (_tmp, dir) = hubble_dir();
         let c = control(&dir, true, Box::new(FsStorage));
         let t = FakeThread::new();
         c.thread_attached(t.handle(), 1, "main", true);
@@ -400,16 +402,10 @@ fn a_ring_window_names_a_reused_address_by_when_each_record_ran() {
 /// thread).
 #[test]
 fn class_loader_unload_never_waits_for_a_flush_in_progress() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("hubble");
-    let mut cfg = config(&dir);
-    cfg.stop_timeout = std::time::Duration::from_secs(60);
-    let c = Arc::new(Control::new(
-        FakeArt::default(),
-        cfg,
-        props(true),
-        Box::new(FsStorage),
-    ));
+    let (_tmp, dir) = hubble_dir();
+    let c = Arc::new(control_with(&dir, |cfg| {
+        cfg.stop_timeout = std::time::Duration::from_secs(60)
+    }));
     let t: Arc<FakeThread> = Arc::from(FakeThread::new());
     c.thread_attached(t.handle(), 1, "main", true);
     c.start_tracing().unwrap();
@@ -451,12 +447,9 @@ fn class_loader_unload_never_waits_for_a_flush_in_progress() {
 /// pointers, and no freed `ArtMethod` is read (FakeArt panics on a use after free).
 #[test]
 fn an_unload_racing_the_symbolization_never_reads_freed_methods() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("hubble");
+    let (_tmp, dir) = hubble_dir();
     let c = Arc::new(control(&dir, true, Box::new(FsStorage)));
-    let t = FakeThread::new();
-    c.thread_attached(t.handle(), 1, "main", true);
-    c.start_tracing().unwrap();
+    let t = traced_main_thread(&c, 1);
     let loader = 0x7f66_0000_0000usize;
     let dying = FakeArt::loader_methods_of(loader);
     t.to_runnable();
@@ -479,6 +472,26 @@ fn an_unload_racing_the_symbolization_never_reads_freed_methods() {
     assert_eq!(f.symbols[&0x4000], FakeArt::name_of(0x4000));
 }
 
+/// The I/O error a flush of `t` that must fail ends with.
+fn flush_io_error(c: &Control<FakeArt>, t: &FakeThread, reason: &str) -> std::io::Error {
+    match c.flush(t.handle(), reason) {
+        Err(RuntimeError::Io { source, .. }) => source,
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A failed flush leaves nothing behind in `dir`: no partial file, no temporary.
+fn assert_no_file_left(dir: &Path) {
+    let left: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(
+        left.is_empty(),
+        "no partial file, no temporary left: {left:?}"
+    );
+}
+
 fn assert_resumes(t: &FakeThread) {
     t.to_runnable();
     assert!(t.exit(99), "tracing resumed after the failed flush");
@@ -487,22 +500,15 @@ fn assert_resumes(t: &FakeThread) {
 
 #[test]
 fn disk_full_injected_is_logged_and_tracing_resumes() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("hubble");
+    let (_tmp, dir) = hubble_dir();
     let storage = FailingStorage {
         errno: libc::ENOSPC,
         failing: true.into(),
     };
     let c = control(&dir, true, Box::new(storage));
-    let t = FakeThread::new();
-    c.thread_attached(t.handle(), 1, "main", true);
-    c.start_tracing().unwrap();
-    match c.flush(t.handle(), "full") {
-        Err(RuntimeError::Io { source, .. }) => {
-            assert_eq!(source.raw_os_error(), Some(libc::ENOSPC))
-        }
-        other => panic!("{other:?}"),
-    }
+    let t = traced_main_thread(&c, 1);
+    let source = flush_io_error(&c, &t, "full");
+    assert_eq!(source.raw_os_error(), Some(libc::ENOSPC));
     assert_eq!(c.stats.failed_flushes.load(Ordering::Relaxed), 1);
     assert_resumes(&t);
 }
@@ -513,9 +519,7 @@ fn missing_directory_is_logged_and_tracing_resumes() {
     // The app's data directory does not exist: we do not invent it.
     let dir = tmp.path().join("no-such-app").join("files").join("hubble");
     let c = control(&dir, true, Box::new(FsStorage));
-    let t = FakeThread::new();
-    c.thread_attached(t.handle(), 1, "main", true);
-    c.start_tracing().unwrap();
+    let t = traced_main_thread(&c, 1);
     assert!(matches!(
         c.flush(t.handle(), "x"),
         Err(RuntimeError::Io { .. })
@@ -534,9 +538,7 @@ fn an_app_without_files_dir_gets_one_as_context_impl_makes_it() {
     std::fs::create_dir(&data).unwrap();
     let dir = data.join("files").join("hubble");
     let c = control(&dir, true, Box::new(FsStorage));
-    let t = FakeThread::new();
-    c.thread_attached(t.handle(), 1, "main", true);
-    c.start_tracing().unwrap();
+    let t = traced_main_thread(&c, 1);
     assert!(t.entry(MODE, 0x7000_1000, 100));
     assert!(t.exit(200));
     let f = c.flush(t.handle(), "x").expect("flush");
@@ -553,24 +555,16 @@ fn an_app_without_files_dir_gets_one_as_context_impl_makes_it() {
 /// Fills a 1 MiB ring (a file far larger than the small disks below) and flushes it into `dir`:
 /// the flush must fail with `errno`, and tracing resume.
 fn full_ring_flush_fails_with(dir: &Path, errno: i32) {
-    let mut cfg = config(dir);
-    cfg.ring_bytes = 1 << 20;
-    let c = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
-    let t = FakeThread::new();
-    c.thread_attached(t.handle(), 1, "main", true);
-    c.start_tracing().unwrap();
+    let c = control_with(dir, |cfg| cfg.ring_bytes = 1 << 20);
+    let t = traced_main_thread(&c, 1);
     t.to_runnable();
     for i in 0..200_000u32 {
         t.entry(MODE, 0x1000 + 8 * u64::from(i % 1000), i);
         t.exit(i);
     }
     t.to_native();
-    match c.flush(t.handle(), "full") {
-        Err(RuntimeError::Io { source, .. }) => {
-            assert_eq!(source.raw_os_error(), Some(errno), "{source}")
-        }
-        other => panic!("{other:?}"),
-    }
+    let source = flush_io_error(&c, &t, "full");
+    assert_eq!(source.raw_os_error(), Some(errno), "{source}");
     assert_resumes(&t);
 }
 
@@ -609,41 +603,27 @@ fn real_disk_full_and_read_only_file_systems() {
     let _u1 = Umount(&full);
     // Disk full: a 1 MiB ring written completely does not fit in 64 KiB.
     full_ring_flush_fails_with(&full.join("hubble"), libc::ENOSPC);
-    let left: Vec<_> = std::fs::read_dir(full.join("hubble"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
-    assert!(
-        left.is_empty(),
-        "no partial file, no temporary left: {left:?}"
-    );
+    assert_no_file_left(&full.join("hubble"));
     // Read-only.
     std::fs::create_dir_all(ro.join("hubble")).unwrap();
     assert!(mount(&ro, "ro,size=64k"));
     let _u2 = Umount(&ro);
     let c = control(&ro.join("hubble"), true, Box::new(FsStorage));
-    let t = FakeThread::new();
-    c.thread_attached(t.handle(), 1, "main", true);
-    c.start_tracing().unwrap();
-    match c.flush(t.handle(), "ro") {
-        Err(RuntimeError::Io { source, .. }) => {
-            assert!(
-                matches!(
-                    source.raw_os_error(),
-                    Some(libc::EROFS) | Some(libc::ENOENT)
-                ),
-                "{source}"
-            )
-        }
-        other => panic!("{other:?}"),
-    }
+    let t = traced_main_thread(&c, 1);
+    let source = flush_io_error(&c, &t, "ro");
+    assert!(
+        matches!(
+            source.raw_os_error(),
+            Some(libc::EROFS) | Some(libc::ENOENT)
+        ),
+        "{source}"
+    );
     assert_resumes(&t);
 }
 
 #[test]
 fn property_commands_drive_tracing() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("hubble");
+    let (_tmp, dir) = hubble_dir();
     let p = props(true);
     let c = Control::new(
         FakeArt::default(),
@@ -671,39 +651,38 @@ fn property_commands_drive_tracing() {
     assert!(c.thread_renamed(t.handle(), "worker").is_none());
 }
 
+/// The UI thread of an impatient control after 6 calls, runnable and silent (a loop without
+/// calls), so that a flush's stop times out; the control, the thread and the methods it called.
+fn a_flush_that_timed_out(dir: &Path) -> (Control<FakeArt>, Box<FakeThread>, Vec<u64>) {
+    let c = impatient_control(dir, 2);
+    let t = traced_main_thread(&c, 42);
+    t.to_runnable();
+    let methods = calls(&t, 6);
+    match c.flush(t.handle(), "jank") {
+        Err(RuntimeError::StopTimeout(h, _)) => assert_eq!(h, t.handle()),
+        other => panic!("expected a stop timeout, got {other:?}"),
+    }
+    (c, t, methods)
+}
+
 /// A flush whose stop timed out (the thread was in a loop without calls) must not
 /// leave tracing silently off once the thread reaches its next trace point and stops itself:
 /// the next control tick finishes the flush it asked for (its reason, its window) and restarts.
 #[test]
 fn a_stop_that_timed_out_is_finished_and_tracing_restarted_on_the_next_tick() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("hubble");
-    let c = impatient_control(&dir, 2);
-    let t = FakeThread::new();
-    c.thread_attached(t.handle(), 42, "main", true);
-    c.start_tracing().unwrap();
-    t.to_runnable();
-    let methods = calls(&t, 6);
-    // Runnable and silent: the doorbell is not answered in time.
-    match c.flush(t.handle(), "jank") {
-        Err(RuntimeError::StopTimeout(h, _)) => assert_eq!(h, t.handle()),
-        other => panic!("expected a stop timeout, got {other:?}"),
-    }
+    let (_tmp, dir) = hubble_dir();
+    let (c, t, methods) = a_flush_that_timed_out(&dir);
     assert!(std::fs::read_dir(&dir).map_or(true, |d| d.count() == 0));
     // The loop ends; the next trace point answers the doorbell and records nothing.
     assert!(!t.exit(9000), "a stopped thread must not record");
-    assert_eq!(t.block.cursor.load(Ordering::Relaxed), 0);
+    assert!(!is_tracing(&t));
     c.tick();
     // The flush it asked for is written, with the window up to the thread's own stop.
     let file = only_file(&dir);
     assert_eq!(file.header.reason, "jank");
     assert_eq!(entries_in(&file), methods.len());
     // ...and tracing is on again: the next trace point is recorded.
-    assert_ne!(
-        t.block.cursor.load(Ordering::Relaxed),
-        0,
-        "tracing stayed off"
-    );
+    assert!(is_tracing(&t), "tracing stayed off");
     assert!(t.exit(9001));
     // A tick with nothing pending does nothing.
     c.tick();
@@ -715,18 +694,8 @@ fn a_stop_that_timed_out_is_finished_and_tracing_restarted_on_the_next_tick() {
 /// finishes the flush; while it stays runnable and silent, ticks leave the stop pending.
 #[test]
 fn a_stop_that_timed_out_is_finished_once_the_thread_leaves_managed_code() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("hubble");
-    let c = impatient_control(&dir, 2);
-    let t = FakeThread::new();
-    c.thread_attached(t.handle(), 42, "main", true);
-    c.start_tracing().unwrap();
-    t.to_runnable();
-    let methods = calls(&t, 6);
-    assert!(matches!(
-        c.flush(t.handle(), "jank"),
-        Err(RuntimeError::StopTimeout(..))
-    ));
+    let (_tmp, dir) = hubble_dir();
+    let (c, t, methods) = a_flush_that_timed_out(&dir);
     c.tick();
     assert!(
         std::fs::read_dir(&dir).map_or(true, |d| d.count() == 0),
@@ -741,16 +710,22 @@ fn a_stop_that_timed_out_is_finished_once_the_thread_leaves_managed_code() {
     assert!(t.exit(9001), "tracing is on again");
 }
 
-/// Late stops, the reclaim side: a thread that fell out of the N traced but did not answer in
-/// time keeps its ring (and the newcomer waits) until it stops; the next tick completes the swap.
-#[test]
-fn a_reclaim_that_timed_out_is_completed_on_the_next_tick() {
-    let tmp = tempfile::tempdir().unwrap();
-    let c = impatient_control(&tmp.path().join("hubble"), 1);
+/// An impatient control with one ring, tracing the UI thread `a`; `b` waits in the background.
+fn two_threads_one_ring(dir: &Path) -> (Control<FakeArt>, Box<FakeThread>, Box<FakeThread>) {
+    let c = impatient_control(dir, 1);
     let (a, b) = (FakeThread::new(), FakeThread::new());
     c.thread_attached(a.handle(), 1, "a", true);
     c.thread_attached(b.handle(), 2, "b", false);
     c.start_tracing().unwrap();
+    (c, a, b)
+}
+
+/// Late stops, the reclaim side: a thread that fell out of the N traced but did not answer in
+/// time keeps its ring (and the newcomer waits) until it stops; the next tick completes the swap.
+#[test]
+fn a_reclaim_that_timed_out_is_completed_on_the_next_tick() {
+    let (_tmp, dir) = hubble_dir();
+    let (c, a, b) = two_threads_one_ring(&dir);
     assert_eq!(c.traced_threads(), vec![a.handle()]);
     a.to_runnable();
     c.thread_foreground(b.handle());
@@ -763,12 +738,8 @@ fn a_reclaim_that_timed_out_is_completed_on_the_next_tick() {
     assert!(!a.exit(1), "a answers the doorbell at its next trace point");
     c.tick();
     assert_eq!(c.traced_threads(), vec![b.handle()]);
-    assert_ne!(
-        b.block.cursor.load(Ordering::Relaxed),
-        0,
-        "the newcomer traces"
-    );
-    assert_eq!(a.block.cursor.load(Ordering::Relaxed), 0);
+    assert!(is_tracing(&b), "the newcomer traces");
+    assert!(!is_tracing(&a));
 }
 
 /// Late stops, the reclaim that is called off: the thread that did not answer in time is the
@@ -777,12 +748,8 @@ fn a_reclaim_that_timed_out_is_completed_on_the_next_tick() {
 /// and the thread stayed untraced).
 #[test]
 fn a_timed_out_reclaim_of_a_thread_wanted_again_restarts_it_on_the_next_tick() {
-    let tmp = tempfile::tempdir().unwrap();
-    let c = impatient_control(&tmp.path().join("hubble"), 1);
-    let (a, b) = (FakeThread::new(), FakeThread::new());
-    c.thread_attached(a.handle(), 1, "a", true);
-    c.thread_attached(b.handle(), 2, "b", false);
-    c.start_tracing().unwrap();
+    let (_tmp, dir) = hubble_dir();
+    let (c, a, b) = two_threads_one_ring(&dir);
     a.to_runnable();
     c.thread_foreground(b.handle());
     assert!(matches!(c.rebalance(), Err(RuntimeError::StopTimeout(..))));
@@ -791,13 +758,12 @@ fn a_timed_out_reclaim_of_a_thread_wanted_again_restarts_it_on_the_next_tick() {
     assert!(!a.exit(1), "a answers the doorbell at its next trace point");
     c.tick();
     assert_eq!(c.traced_threads(), vec![a.handle()]);
-    assert_ne!(
-        a.block.cursor.load(Ordering::Relaxed),
-        0,
+    assert!(
+        is_tracing(&a),
         "a stayed untraced after its reclaim was called off"
     );
     assert!(a.exit(2), "a records again");
-    assert_eq!(b.block.cursor.load(Ordering::Relaxed), 0);
+    assert!(!is_tracing(&b));
 }
 
 /// Late stops, two stops pending on one thread: a flush asked while a reclaim waits takes
@@ -807,13 +773,8 @@ fn a_timed_out_reclaim_of_a_thread_wanted_again_restarts_it_on_the_next_tick() {
 #[test]
 fn a_pending_flush_outranks_a_pending_reclaim_in_either_order() {
     for flush_first in [false, true] {
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = tmp.path().join("hubble");
-        let c = impatient_control(&dir, 1);
-        let (a, b) = (FakeThread::new(), FakeThread::new());
-        c.thread_attached(a.handle(), 1, "a", true);
-        c.thread_attached(b.handle(), 2, "b", false);
-        c.start_tracing().unwrap();
+        let (_tmp, dir) = hubble_dir();
+        let (c, a, b) = two_threads_one_ring(&dir);
         a.to_runnable();
         calls(&a, 3);
         let flush = |c: &Control<FakeArt>| {
@@ -864,7 +825,7 @@ fn a_late_reclaim_leaves_room_for_fewer_newcomers() {
     let mut want = vec![ts[0].handle(), ts[3].handle()];
     want.sort_unstable();
     assert_eq!(c.traced_threads(), want, "two rings, never three");
-    assert_eq!(ts[2].block.cursor.load(Ordering::Relaxed), 0);
+    assert!(!is_tracing(&ts[2]));
 }
 
 const RLIMIT_CHILD: &str = "HUBBLE_RLIMIT_CHILD";
@@ -888,8 +849,7 @@ fn disk_full_by_rlimit_leaves_no_file_and_tracing_resumes() {
         println!("RLIMIT-CHILD-OK");
         return;
     }
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("hubble");
+    let (_tmp, dir) = hubble_dir();
     let out = std::process::Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
@@ -905,14 +865,7 @@ fn disk_full_by_rlimit_leaves_no_file_and_tracing_resumes() {
         "child: {stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let left: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
-    assert!(
-        left.is_empty(),
-        "no partial file, no temporary left: {left:?}"
-    );
+    assert_no_file_left(&dir);
 }
 
 /// Without flushes a ring's window never advances, so dead-loader names would pile up with every
@@ -920,14 +873,9 @@ fn disk_full_by_rlimit_leaves_no_file_and_tracing_resumes() {
 /// names the kept ones without reading freed memory.
 #[test]
 fn dead_loader_names_are_bounded_by_what_the_rings_hold() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("hubble");
-    let mut cfg = config(&dir);
-    cfg.dead_names_scan_at = 64;
-    let c = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
-    let t = FakeThread::new();
-    c.thread_attached(t.handle(), 1, "main", true);
-    c.start_tracing().unwrap();
+    let (_tmp, dir) = hubble_dir();
+    let c = control_with(&dir, |cfg| cfg.dead_names_scan_at = 64);
+    let t = traced_main_thread(&c, 1);
     let kept_loader = 0x7f10_0000_0000usize;
     let kept = FakeArt::loader_methods_of(kept_loader)[5];
     t.to_runnable();
@@ -959,14 +907,9 @@ fn dead_loader_names_are_bounded_by_what_the_rings_hold() {
 /// first slots.
 #[test]
 fn the_dead_name_scan_starts_at_its_bound_and_keeps_narrow_and_wide_entries() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("hubble");
-    let mut cfg = config(&dir);
-    cfg.dead_names_scan_at = 16;
-    let c = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
-    let t = FakeThread::new();
-    c.thread_attached(t.handle(), 1, "main", true);
-    c.start_tracing().unwrap();
+    let (_tmp, dir) = hubble_dir();
+    let c = control_with(&dir, |cfg| cfg.dead_names_scan_at = 16);
+    let t = traced_main_thread(&c, 1);
     let (wide_loader, narrow_loader) = (0x7f10_0000_0000usize, 0x7000_0000usize);
     let wide = FakeArt::loader_methods_of(wide_loader)[2];
     let narrow = FakeArt::loader_methods_of(narrow_loader)[4];
@@ -1076,9 +1019,7 @@ fn the_control_thread_starts_task_records_only_when_configured() {
 #[test]
 fn a_refused_control_thread_starts_no_task_records() {
     let tmp = tempfile::tempdir().unwrap();
-    let mut cfg = config(&tmp.path().join("hubble"));
-    cfg.tasks = true;
-    let c = Control::new(FakeArt::default(), cfg, props(true), Box::new(FsStorage));
+    let c = control_with(&tmp.path().join("hubble"), |cfg| cfg.tasks = true);
     c.art().attach_refused.store(true, Ordering::Relaxed);
     let (tx, rx) = std::sync::mpsc::channel();
     tx.send(hubble_runtime::Message::Shutdown).unwrap();
@@ -1092,8 +1033,7 @@ fn a_refused_control_thread_starts_no_task_records() {
 /// a handle can reach the registry twice).
 #[test]
 fn a_handle_reported_again_with_another_tid_takes_the_new_tid() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("hubble");
+    let (_tmp, dir) = hubble_dir();
     let c = control(&dir, true, Box::new(FsStorage));
     let t = FakeThread::new();
     c.thread_attached(t.handle(), 41, "gone", false);
@@ -1217,7 +1157,7 @@ fn a_control_plane_in_pool_mode_traces_every_thread_and_a_bad_one_keeps_rings() 
         c.stop_tracing().unwrap();
         assert!(c.traced_threads().is_empty());
         for t in &threads {
-            assert_eq!(t.block.cursor.load(Ordering::Relaxed), 0, "tracing off");
+            assert!(!is_tracing(t), "tracing off");
         }
     }
 }

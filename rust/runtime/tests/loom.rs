@@ -221,20 +221,23 @@ fn cooperative_stop_across_a_wrap() {
     );
 }
 
+/// The thread goes native and comes back into managed code to call on: the force stop of its
+/// native spell races its return (the race the re-check closes; its must-fail twin runs the
+/// same operations without it).
+fn reentering_managed_code() -> Vec<Op> {
+    vec![
+        Op::Entry(0x1000),
+        Op::ToNative,
+        Op::ToRunnable,
+        Op::Entry(WIDE),
+        Op::Exit,
+        Op::ToNative,
+    ]
+}
+
 #[test]
 fn force_stop_while_the_thread_reenters_managed_code() {
-    model(
-        vec![
-            Op::Entry(0x1000),
-            Op::ToNative,
-            Op::ToRunnable,
-            Op::Entry(WIDE),
-            Op::Exit,
-            Op::ToNative,
-        ],
-        64,
-        real_force,
-    );
+    model(reentering_managed_code(), 64, real_force);
 }
 
 /// Without the re-check the force stop publishes an end position while the thread, back in
@@ -243,18 +246,7 @@ fn force_stop_while_the_thread_reenters_managed_code() {
 #[test]
 #[should_panic(expected = "tracing is off")]
 fn without_the_recheck_the_model_finds_the_race() {
-    model(
-        vec![
-            Op::Entry(0x1000),
-            Op::ToNative,
-            Op::ToRunnable,
-            Op::Entry(WIDE),
-            Op::Exit,
-            Op::ToNative,
-        ],
-        64,
-        force_without_recheck,
-    );
+    model(reentering_managed_code(), 64, force_without_recheck);
 }
 
 #[test]

@@ -12,16 +12,15 @@
 //! hubble-runtime --test pool_flush_stress -- --nocapture` is the long one (prints the numbers).
 #![cfg(not(loom))]
 
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
 use hubble_format::pool::Geometry;
 use hubble_format::ring::{decode, RingView};
 use hubble_format::{Mode, Trace};
-use hubble_runtime::props::CONSENT;
 use hubble_runtime::{Config, Control, RuntimeError};
-use hubble_testkit::runtime::{FakeArt, FakeProperties, FakeThread, MemStorage};
+use hubble_testkit::runtime::{FakeArt, FakeThread, MemStorage};
 
 mod stream;
 
@@ -32,12 +31,8 @@ const TIDS: [u32; 2] = [100, 101];
 
 #[test]
 fn pool_stop_flush_restart_cycles() {
-    let cycles: u64 = std::env::var("HUBBLE_POOL_STRESS_CYCLES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(2000);
-    let props = Arc::new(FakeProperties::default());
-    props.set(CONSENT, "1");
+    let cycles = stream::cycles("HUBBLE_POOL_STRESS_CYCLES");
+    let props = stream::consenting_properties();
     let mut cfg = Config::new("com.stress", "com.stress", "/stress/hubble".into());
     cfg.mode = MODE;
     cfg.pool = Some(Geometry {
@@ -59,40 +54,15 @@ fn pool_stop_flush_restart_cycles() {
     }
     control.start_tracing().unwrap();
     assert_eq!(control.traced_threads().len(), 2);
-    let done = Arc::new(AtomicBool::new(false));
-    let last_written: Vec<Arc<AtomicU32>> = (0..2).map(|_| Arc::new(AtomicU32::new(0))).collect();
-    let runners: Vec<_> = threads
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            let (c, t, done, lw) = (
-                control.clone(),
-                t.clone(),
-                done.clone(),
-                last_written[i].clone(),
-            );
-            std::thread::spawn(move || {
-                // One-slot entries only, so that the tiny blocks fill by record count.
-                let (p, tid) = (c.pool().expect("many-thread mode"), TIDS[i]);
-                stream::run_traced(
-                    &t,
-                    0x9e37 + i as u64 * 7919,
-                    i == 1,
-                    &done,
-                    &lw,
-                    false,
-                    |m, seq| match m {
-                        Some(m) => t.pool_entry(p, tid, m, u64::from(seq)),
-                        None => t.pool_exit(p, tid, u64::from(seq)),
-                    },
-                )
-            })
-        })
-        .collect();
-    let mut runners = Runners(done.clone(), runners);
-    while last_written.iter().any(|w| w.load(Ordering::Relaxed) == 0) {
-        std::thread::yield_now();
-    }
+    let c = control.clone();
+    // One-slot entries only, so that the tiny blocks fill by record count.
+    let runners = Runners::start(&threads, false, move |i, t, m, seq| {
+        let (p, tid) = (c.pool().expect("many-thread mode"), TIDS[i]);
+        match m {
+            Some(m) => t.pool_entry(p, tid, m, u64::from(seq)),
+            None => t.pool_exit(p, tid, u64::from(seq)),
+        }
+    });
     let mut checks: Vec<Check> = (0..2).map(|_| Check::default()).collect();
     let started = Instant::now();
     let mut timeouts = 0u64;
@@ -100,10 +70,7 @@ fn pool_stop_flush_restart_cycles() {
         match control.flush(threads[0].handle(), "stress") {
             Ok(f) => {
                 // What each thread had written when the flush returned: the file can hold no more.
-                let written: Vec<u32> = last_written
-                    .iter()
-                    .map(|w| w.load(Ordering::Relaxed))
-                    .collect();
+                let written: Vec<u32> = (0..2).map(|i| runners.written(i)).collect();
                 let path = f.path.expect("consent given");
                 let bytes = storage.files.lock().unwrap().remove(&path).unwrap();
                 let trace = Trace::parse(&bytes).expect("the file parses and its CRC matches");
@@ -128,14 +95,8 @@ fn pool_stop_flush_restart_cycles() {
         }
     }
     let elapsed = started.elapsed();
-    done.store(true, Ordering::Relaxed);
-    for r in runners.1.drain(..) {
-        r.join().unwrap();
-    }
-    let s = &control.stats;
-    let coop = s.cooperative_stops.load(Ordering::Relaxed);
-    let forced = s.forced_stops.load(Ordering::Relaxed);
-    let saves = s.recheck_saves.load(Ordering::Relaxed);
+    runners.join();
+    let (coop, forced, saves) = stream::stops(&control.stats);
     let pool = control.pool().unwrap().stats();
     println!(
         "pool stress: {cycles} stop/flush/restart cycles in {elapsed:.2?} ({:.1} µs/cycle): \

@@ -14,9 +14,6 @@ use hubble_runtime::props::{CONSENT, TRIGGERS};
 use hubble_runtime::{Config, Control};
 use hubble_testkit::runtime::{FakeArt, FakeProperties, FakeThread, MemStorage};
 
-// Its random generator only (the rest is the stress tests' call stream).
-#[allow(dead_code)]
-mod stream;
 mod trigger_methods;
 use trigger_methods::{one_firing, BIND, DO_FRAME, JANK, MS, OTHER, T0};
 
@@ -338,7 +335,7 @@ fn concurrent_writers_never_get_a_duration_no_call_had() {
             c.thread_attached(t.handle(), tid, "w", false);
             std::thread::spawn(move || {
                 let p = c.pool().unwrap();
-                let mut rng = stream::Rng::new(0x9e37_79b9_7f4a_7c15u64 ^ u64::from(tid));
+                let mut rng = hubble_testkit::Rng::new(0x9e37_79b9_7f4a_7c15u64 ^ u64::from(tid));
                 t.to_runnable();
                 let mut mine = Vec::new();
                 for _ in 0..rounds {

@@ -9,15 +9,13 @@
 //! hubble-runtime --test stress -- --nocapture` is the long one (prints the numbers).
 #![cfg(not(loom))]
 
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
 use hubble_format::ring::{decode, RingView};
 use hubble_format::{Mode, TraceFile};
-use hubble_runtime::props::CONSENT;
 use hubble_runtime::{Config, Control, RuntimeError};
-use hubble_testkit::runtime::{FakeArt, FakeProperties, FakeThread, MemStorage};
+use hubble_testkit::runtime::{FakeArt, FakeThread, MemStorage};
 
 mod stream;
 
@@ -33,12 +31,8 @@ fn check_file(bytes: &[u8], previous: &mut Check, last_written_now: u32) {
 
 #[test]
 fn stress_start_stop_flush() {
-    let cycles: u64 = std::env::var("HUBBLE_STRESS_CYCLES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(2000);
-    let props = Arc::new(FakeProperties::default());
-    props.set(CONSENT, "1");
+    let cycles = stream::cycles("HUBBLE_STRESS_CYCLES");
+    let props = stream::consenting_properties();
     let dir = std::path::PathBuf::from("/stress/hubble");
     let mut cfg = Config::new("com.stress", "com.stress", dir);
     cfg.ring_bytes = 4096;
@@ -54,27 +48,10 @@ fn stress_start_stop_flush() {
     }
     control.start_tracing().unwrap();
     assert_eq!(control.traced_threads().len(), 2);
-    let done = Arc::new(AtomicBool::new(false));
-    let last_written: Vec<Arc<AtomicU32>> = (0..2).map(|_| Arc::new(AtomicU32::new(0))).collect();
-    let runners: Vec<_> = threads
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            let (t, done, lw) = (t.clone(), done.clone(), last_written[i].clone());
-            std::thread::spawn(move || {
-                let seed = 0x9e37 + i as u64 * 7919;
-                stream::run_traced(&t, seed, i == 1, &done, &lw, true, |m, seq| match m {
-                    Some(m) => t.entry(MODE, m, seq),
-                    None => t.exit(seq),
-                })
-            })
-        })
-        .collect();
-    let mut runners = Runners(done.clone(), runners);
-    // Both traced threads are running trace points before the first stop.
-    while last_written.iter().any(|w| w.load(Ordering::Relaxed) == 0) {
-        std::thread::yield_now();
-    }
+    let runners = Runners::start(&threads, true, |_, t, m, seq| match m {
+        Some(m) => t.entry(MODE, m, seq),
+        None => t.exit(seq),
+    });
     let mut checks: Vec<Check> = (0..2).map(|_| Check::default()).collect();
     let mut rng = stream::Rng::new(12345);
     let started = Instant::now();
@@ -85,25 +62,15 @@ fn stress_start_stop_flush() {
             Ok(f) => {
                 let path = f.path.expect("consent given");
                 let bytes = storage.files.lock().unwrap().get(&path).cloned().unwrap();
-                check_file(
-                    &bytes,
-                    &mut checks[i],
-                    last_written[i].load(Ordering::Relaxed),
-                );
+                check_file(&bytes, &mut checks[i], runners.written(i));
             }
             Err(RuntimeError::StopTimeout(..)) => timeouts += 1,
             Err(e) => panic!("flush failed: {e}"),
         }
     }
     let elapsed = started.elapsed();
-    done.store(true, Ordering::Relaxed);
-    for r in runners.1.drain(..) {
-        r.join().unwrap();
-    }
-    let s = &control.stats;
-    let coop = s.cooperative_stops.load(Ordering::Relaxed);
-    let forced = s.forced_stops.load(Ordering::Relaxed);
-    let saves = s.recheck_saves.load(Ordering::Relaxed);
+    runners.join();
+    let (coop, forced, saves) = stream::stops(&control.stats);
     println!(
         "stress: {cycles} stop/flush/restart cycles in {elapsed:.2?} ({:.1} µs/cycle): \
          {coop} cooperative stops, {forced} forced (native), {saves} re-check saves, \

@@ -20,6 +20,10 @@ mod trigger_methods;
 use trigger_methods::{one_firing, BIND, DO_FRAME, JANK, MS, OTHER, T0};
 
 const MODE: Mode = Mode::Bits64;
+/// A fake class loader the address tests unload, and its first method's address, which the
+/// loader that takes its memory gives to doFrame.
+const LOADER: usize = 0x5000_0000;
+const REUSED: u64 = LOADER as u64 + 8;
 
 struct Rig {
     _tmp: tempfile::TempDir,
@@ -90,18 +94,15 @@ impl Rig {
     fn block(&self) -> &ThreadBlock {
         &self.t.block
     }
-    /// `ClassLoaderUnloadingWithTable` for the fake loader `loader`, then a new loader at its
-    /// addresses whose first method (`loader + 8`) is doFrame.
-    fn unload_and_reuse_as_do_frame(&self, loader: usize) {
+    /// `ClassLoaderUnloadingWithTable` for the fake loader [`LOADER`], then a new loader at its
+    /// addresses whose first method ([`REUSED`]) is doFrame.
+    fn unload_and_reuse_as_do_frame(&self) {
         self.c
             .art()
-            .unload(loader, |l| assert_eq!(self.c.class_loader_unloading(l), 8));
+            .unload(LOADER, |l| assert_eq!(self.c.class_loader_unloading(l), 8));
         self.c.art().reuse_loader(
-            loader,
-            &[(
-                loader as u64 + 8,
-                "void android.view.Choreographer.doFrame(long, int)",
-            )],
+            LOADER,
+            &[(REUSED, "void android.view.Choreographer.doFrame(long, int)")],
         );
     }
     /// A second traced thread, 43, with 80 records of an unwatched method, and the tick at
@@ -452,19 +453,17 @@ fn a_flush_between_ticks_forgets_the_calls_in_progress() {
 /// module's one-tick lag.)
 #[test]
 fn a_reused_method_address_is_classified_by_its_new_method() {
-    const LOADER: usize = 0x5000_0000;
-    let reused = LOADER as u64 + 8;
     let r = rig(JANK);
     // The old method at that address, not watched, then the unload and the new method.
-    r.call(reused, 10, 60);
+    r.call(REUSED, 10, 60);
     r.c.art().set_timer(T0 + 65 * MS);
-    r.unload_and_reuse_as_do_frame(LOADER);
+    r.unload_and_reuse_as_do_frame();
     r.tick_at(70);
     // Reads 10..60, a stretch that began before the unload: the old method, nothing fires.
     r.tick_at(80);
     assert_eq!(r.reasons(), Vec::<String>::new());
     // The new method, 50 ms, read by the tick at 170 (a stretch that began at 80).
-    r.call(reused, 100, 150);
+    r.call(REUSED, 100, 150);
     r.tick_at(160);
     r.tick_at(170);
     assert_eq!(r.reasons(), vec!["jank"], "{:?}", r.c.triggers().fired());
@@ -478,13 +477,11 @@ fn a_reused_method_address_is_classified_by_its_new_method() {
 #[test]
 fn one_stretch_holding_a_reused_address_before_and_after_the_unload_times_each_call_as_its_method()
 {
-    const LOADER: usize = 0x5000_0000;
-    let reused = LOADER as u64 + 8;
     let r = rig(JANK);
-    r.call(reused, 10, 90);
+    r.call(REUSED, 10, 90);
     r.c.art().set_timer(T0 + 95 * MS);
-    r.unload_and_reuse_as_do_frame(LOADER);
-    r.call(reused, 100, 150);
+    r.unload_and_reuse_as_do_frame();
+    r.call(REUSED, 100, 150);
     // The first tick after 0 only sees the cursor; the next reads 10..150 in one stretch.
     r.tick_at(160);
     r.tick_at(170);
@@ -497,15 +494,13 @@ fn one_stretch_holding_a_reused_address_before_and_after_the_unload_times_each_c
 /// again.
 #[test]
 fn an_unload_between_ticks_makes_the_detector_ask_again() {
-    const LOADER: usize = 0x5000_0000;
-    let reused = LOADER as u64 + 8;
     let r = rig(JANK);
-    r.call(reused, 10, 60);
+    r.call(REUSED, 10, 60);
     r.tick_at(70);
     r.tick_at(80); // reads 10..60: classified as the old method
-    r.unload_and_reuse_as_do_frame(LOADER);
+    r.unload_and_reuse_as_do_frame();
     r.tick_at(90);
-    r.call(reused, 100, 150);
+    r.call(REUSED, 100, 150);
     r.tick_at(160);
     r.tick_at(170);
     assert_eq!(r.reasons(), vec!["jank"], "{:?}", r.c.triggers().fired());
@@ -641,29 +636,25 @@ fn a_long_call_with_more_than_half_a_ring_inside_is_timed() {
 fn only_watched_calls_take_room_on_the_detectors_stack() {
     use hubble_runtime::triggers::MAX_OPEN;
     let n = MAX_OPEN as u64;
-    // Unwatched nesting, then a 40 ms frame inside it: timed.
+    // A 40 ms frame inside `MAX_OPEN` open calls of OTHER, and the ticks that read it.
+    let frame_inside_open_calls = |r: &Rig| {
+        for i in 0..n {
+            r.entry(OTHER, 10 + i / 16);
+        }
+        r.call(DO_FRAME, 20, 60);
+        for _ in 0..n {
+            r.exit(61);
+        }
+        r.tick_at(100);
+        r.tick_at(200);
+    };
+    // Unwatched nesting, then the frame inside it: timed.
     let r = rig(JANK);
-    for i in 0..n {
-        r.entry(OTHER, 10 + i / 16);
-    }
-    r.call(DO_FRAME, 20, 60);
-    for _ in 0..n {
-        r.exit(61);
-    }
-    r.tick_at(100);
-    r.tick_at(200);
+    frame_inside_open_calls(&r);
     assert_eq!(r.reasons(), vec!["jank"]);
     // MAX_OPEN open watched calls (never long enough), then the frame: beyond the bound.
     let r = rig(&format!("{JANK}; com.example.Feed.bind>10s=feed"));
-    for i in 0..n {
-        r.entry(OTHER, 10 + i / 16);
-    }
-    r.call(DO_FRAME, 20, 60);
-    for _ in 0..n {
-        r.exit(61);
-    }
-    r.tick_at(100);
-    r.tick_at(200);
+    frame_inside_open_calls(&r);
     assert!(
         r.c.triggers().fired().is_empty(),
         "{:?}",

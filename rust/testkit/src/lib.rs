@@ -1,7 +1,8 @@
 //! Shared by tests and proving grounds, never by the product: the one random generator every
 //! test stream, fuzzed scenario and synthetic workload draws from, a list comparison's failure
-//! message, ([`synth`], feature `traces`) synthetic trace files and ([`runtime`], feature
-//! `runtime`) the runtime's doubles.
+//! message, a command's checked output, a cold start's mix of method pointers, ([`synth`],
+//! feature `traces`) synthetic trace files and ([`runtime`], feature `runtime`) the runtime's
+//! doubles.
 #![deny(unsafe_op_in_unsafe_fn)]
 
 #[cfg(all(feature = "runtime", not(loom)))]
@@ -44,6 +45,64 @@ impl Rng {
     pub fn chance(&mut self, num: u64, den: u64) -> bool {
         self.below(den) < num
     }
+}
+
+/// Runs `cmd` to its end and returns what it printed on stdout. It must succeed: otherwise the
+/// test fails, naming the command and quoting its stderr.
+pub fn stdout_of(cmd: &mut std::process::Command) -> String {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{cmd:?} could not run: {e}"));
+    succeeded(cmd, out, "")
+}
+
+/// [`stdout_of`] for a command that reads `input` (a script) on its stdin; a failure quotes the
+/// input too.
+pub fn stdout_of_fed(cmd: &mut std::process::Command, input: &str) -> String {
+    use std::io::Write as _;
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{cmd:?} could not run: {e}"));
+    let mut stdin = child.stdin.take().expect("stdin piped");
+    // Written beside the read: a child that answers as it reads would otherwise block on a full
+    // stdout pipe while this side blocks on its full stdin.
+    let (out, written) = std::thread::scope(|scope| {
+        let writer = scope.spawn(move || stdin.write_all(input.as_bytes()));
+        let out = child.wait_with_output().expect("the child's output");
+        (out, writer.join().expect("the writer"))
+    });
+    // The child's failure first: it is why its input could not all be written.
+    let stdout = succeeded(cmd, out, &format!("on:\n{input}"));
+    written.unwrap_or_else(|e| panic!("{cmd:?} did not read all its input: {e}"));
+    stdout
+}
+
+fn succeeded(cmd: &std::process::Command, out: std::process::Output, context: &str) -> String {
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed ({}): {}{context}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 on stdout")
+}
+
+/// `n` method pointers 64 bytes apart, nine in ten below 4 GiB (the boot image, low arenas: one
+/// slot an entry) and every tenth above (two slots): the mix of a cold start's calls.
+pub fn method_mix(n: u64) -> Vec<u64> {
+    (0..n)
+        .map(|i| {
+            if i % 10 == 0 {
+                0x7f_0000_0000 + i * 64
+            } else {
+                0x7000_0000 + i * 64
+            }
+        })
+        .collect()
 }
 
 /// Where two lists first differ, for a failure message of a useful size (`None`: equal).

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 use hubble_format::Mode;
 
@@ -445,4 +445,39 @@ pub fn entry_methods(file: &hubble_format::TraceFile) -> Vec<u64> {
             _ => None,
         })
         .collect()
+}
+
+/// Threads a test runs beside the control plane, each until it is told to quit. They are told
+/// and joined before the control plane (and the rings or pool they write into) goes away, also
+/// when the test fails.
+#[derive(Debug, Default)]
+pub struct Workers {
+    quit: Arc<AtomicBool>,
+    handles: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Workers {
+    /// Starts `run` on a thread of its own; the flag it is given says when to quit.
+    pub fn spawn(&mut self, run: impl FnOnce(&AtomicBool) + Send + 'static) {
+        let quit = self.quit.clone();
+        self.handles.push(std::thread::spawn(move || run(&quit)));
+    }
+
+    /// Tells them to quit and waits for them; a worker's panic fails the test.
+    pub fn join(&mut self) {
+        self.quit.store(true, Ordering::Relaxed);
+        for h in self.handles.drain(..) {
+            h.join().unwrap();
+        }
+    }
+}
+
+impl Drop for Workers {
+    fn drop(&mut self) {
+        self.quit.store(true, Ordering::Relaxed);
+        // A failing test is already unwinding: a worker's own panic would only hide why.
+        for h in self.handles.drain(..) {
+            let _ = h.join();
+        }
+    }
 }

@@ -1,12 +1,16 @@
 //! Synthetic trace files for tests, benchmarks and the peer-tool stage: a seeded random call
 //! stream through the reference ring writer, wrapped (so frames are cut at the window start)
-//! and stopped mid-stack (so frames are running at the flush), with realistic pretty names.
+//! and stopped mid-stack (so frames are running at the flush), with realistic pretty names; and
+//! the check of a ring that emitted trace points wrote against what they traced.
 
 use std::collections::BTreeMap;
 
 use hubble_format::ring::decode;
 use hubble_format::stream::Input;
-use hubble_format::{build_tree, CallTree, Mode, RingWriter, TraceFile, TraceHeader, TreeOptions};
+use hubble_format::{
+    build_tree, CallTree, Mode, Record, RingView, RingWriter, TraceFile, TraceHeader, TreeOptions,
+    WindowStart,
+};
 
 /// What to generate.
 #[derive(Clone, Debug)]
@@ -224,4 +228,34 @@ pub fn tree(file: &TraceFile) -> CallTree {
         file.header.reference_counter,
         TreeOptions::default(),
     )
+}
+
+/// The emitted trace points' end-to-end check (the proving grounds' scenarios, A64/T32 in
+/// unicorn and x86 natively): the ring the code left, decoded backwards from `write_pos`, holds
+/// the newest of the records `expected` (what was traced, in order); all of them if the window
+/// reaches back to the start record, else the window goes (nearly) all the way round.
+pub fn check_ring_window(ring: &[u64], write_pos: u64, mode: Mode, expected: &[Record]) {
+    let view = RingView::new(ring, write_pos, None).expect("ring view");
+    let window = decode(&view, mode).expect("decode");
+    let n = window.records.len();
+    assert!(n > 0 && n <= expected.len(), "decoded {n} records");
+    assert_eq!(
+        window.records[..],
+        expected[expected.len() - n..],
+        "decoded records differ from what was traced"
+    );
+    if window.start == WindowStart::StartRecord {
+        assert_eq!(
+            n,
+            expected.len(),
+            "window starts at a start record but lost records"
+        );
+        assert!(!window.dropped_half_record);
+    } else {
+        assert!(
+            window.slots_used + 1 >= ring.len(),
+            "window too short: {}",
+            window.slots_used
+        );
+    }
 }

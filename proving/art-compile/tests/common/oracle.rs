@@ -1,10 +1,10 @@
 //! The Java twins on OpenJDK (tests/compiler-corpus/java/Oracle.java).
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use hubble_art_compile::heap::ObjectSpec;
 use hubble_art_compile::Arg;
+use hubble_testkit::{stdout_of, stdout_of_fed};
 
 fn classes(dir: &Path) -> std::path::PathBuf {
     let out = dir.join("classes");
@@ -27,23 +27,16 @@ fn classes(dir: &Path) -> std::path::PathBuf {
     out
 }
 
+/// `java Oracle` with the twins compiled.
+fn oracle(dir: &Path) -> Command {
+    let mut java = Command::new("java");
+    java.arg("-cp").arg(classes(dir)).arg("Oracle");
+    java
+}
+
 /// (descriptor, shorty) of every public static method of the twins.
 pub fn list(dir: &Path, class_names: &[&str]) -> Vec<(String, String)> {
-    let out = Command::new("java")
-        .arg("-cp")
-        .arg(classes(dir))
-        .arg("Oracle")
-        .arg("list")
-        .args(class_names)
-        .output()
-        .expect("java");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
+    stdout_of(oracle(dir).arg("list").args(class_names))
         .lines()
         .map(|l| {
             let (d, s) = l.split_once(' ').unwrap();
@@ -123,25 +116,8 @@ pub fn run_on(
 }
 
 fn answers(dir: &Path, text: String, n: usize) -> Vec<String> {
-    let mut child = Command::new("java")
-        .arg("-cp")
-        .arg(classes(dir))
-        .arg("Oracle")
-        .arg("run")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("java");
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(text.as_bytes()));
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap().unwrap();
-    assert!(out.status.success(), "oracle failed");
-    let lines: Vec<String> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(String::from)
-        .collect();
+    let out = stdout_of_fed(oracle(dir).arg("run"), &text);
+    let lines: Vec<String> = out.lines().map(String::from).collect();
     assert_eq!(
         lines.len(),
         n,

@@ -10,6 +10,7 @@ use std::rc::Rc;
 use hubble_hotpath_emu::{emit_a64, emit_t32, field, thread_offsets, Blob, Kind, Options};
 use unicorn_engine::{Arch, ArmCpuModel, Mode, Prot, RegisterARM, RegisterARM64, Unicorn};
 
+use super::arm32::r as reg_arm;
 use super::disasm::{disassemble, Isa};
 
 pub const CODE: u64 = 0x10_0000;
@@ -76,14 +77,6 @@ pub fn reg_a64(n: u8) -> i32 {
     }
 }
 
-fn reg_arm(n: u8) -> i32 {
-    match n {
-        0..=12 => RegisterARM::R0 as i32 + i32::from(n),
-        14 => RegisterARM::LR as i32,
-        _ => panic!("r{n}"),
-    }
-}
-
 impl Machine {
     /// An A64 machine: thread block and ring above 4 GiB, method in `method_reg` (ART: x0).
     pub fn a64(slots: usize, method_reg: u8, opts: Options) -> Machine {
@@ -96,12 +89,8 @@ impl Machine {
             offsets: thread_offsets::A64,
             ptr: 8,
         };
-        let kinds = [Kind::Entry, Kind::EntryNarrow, Kind::Exit];
-        let blobs = kinds
-            .iter()
-            .map(|&k| (k, emit_a64(k, method_reg, &layout.offsets, opts)))
-            .collect();
-        Machine::build(uc, layout, blobs, vec![16, 17], method_reg, [16, 17, 17])
+        let emit = |k, offsets: &[i32; 5]| emit_a64(k, method_reg, offsets, opts);
+        Machine::build(uc, layout, emit, vec![16, 17], method_reg, [16, 17, 17])
     }
 
     /// A T32 machine: 32-bit addresses, r9 = thread, three temps.
@@ -117,22 +106,21 @@ impl Machine {
             offsets: thread_offsets::ARM32,
             ptr: 4,
         };
-        let kinds = [Kind::Entry, Kind::EntryNarrow, Kind::Exit];
-        let blobs = kinds
-            .iter()
-            .map(|&k| (k, emit_t32(k, method_reg, temps, &layout.offsets, opts)))
-            .collect();
-        Machine::build(uc, layout, blobs, temps.to_vec(), method_reg, temps)
+        let emit = |k, offsets: &[i32; 5]| emit_t32(k, method_reg, temps, offsets, opts);
+        Machine::build(uc, layout, emit, temps.to_vec(), method_reg, temps)
     }
 
+    /// The machine with the three trace points `emit` gives for the layout's `Thread` offsets.
     fn build(
         mut uc: Unicorn<'static, ()>,
         layout: Layout,
-        blobs: Vec<(Kind, Blob)>,
+        emit: impl Fn(Kind, &[i32; 5]) -> Blob,
         clobbered: Vec<u8>,
         method_reg: u8,
         temps: [u8; 3],
     ) -> Machine {
+        let blobs =
+            [Kind::Entry, Kind::EntryNarrow, Kind::Exit].map(|k| (k, emit(k, &layout.offsets)));
         uc.mem_map(CODE, CODE_SIZE, Prot::ALL).unwrap();
         uc.mem_map(layout.thread, 0x1000, Prot::READ | Prot::WRITE)
             .unwrap();

@@ -1,4 +1,5 @@
 #![allow(dead_code)]
+pub mod arm32;
 pub mod disasm;
 pub mod emu;
 pub mod pool_code;

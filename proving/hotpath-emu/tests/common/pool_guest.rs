@@ -4,11 +4,21 @@
 //! and the check after every trace point against `hubble_format::pool::PoolWriter` fed the same
 //! calls.
 use hubble_format::pool::{Geometry, PoolWriter, POOL_HEADER_SLOTS, SEALED};
-use hubble_hotpath_emu::field;
+use hubble_hotpath_emu::{field, thread_offsets};
 use unicorn_engine::{Prot, Unicorn};
 
-/// `Thread::TidOffset` in both pointer sizes (the tests check it against thread-offsets.txt).
+/// `Thread::TidOffset` in both pointer sizes (checked against thread-offsets.txt:
+/// [`Layout::check_tid_offset`]).
 pub const TID_OFFSET: u64 = 12;
+
+/// The 32-bit guests' memory (T32 compiled code, armng's nterp).
+pub const ARM32: Layout = Layout {
+    threads: 0x40_0000,
+    stack: 0x60_0000,
+    pool: 0x100_0000,
+    offsets: thread_offsets::ARM32,
+    word_bytes: 4,
+};
 
 /// Where a guest keeps its threads, stack and pool, and its `Thread` words.
 #[derive(Clone, Copy)]
@@ -53,6 +63,18 @@ impl Layout {
             uc.mem_write(self.pool + 8 * i as u64, &word.to_le_bytes())
                 .unwrap();
         }
+    }
+
+    /// [`TID_OFFSET`] is ART's `Thread::TidOffset` for this pointer size, as
+    /// thread-offsets.txt has it.
+    pub fn check_tid_offset(&self) {
+        let text = include_str!("../../../../art-patches/thread-offsets.txt");
+        let key = format!("tid {} ", self.word_bytes);
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&key))
+            .unwrap_or_else(|| panic!("thread-offsets.txt has `{key}<offset>`"));
+        assert_eq!(line[key.len()..].trim().parse::<u64>().unwrap(), TID_OFFSET);
     }
 
     pub fn thread(&self, i: usize) -> u64 {
@@ -100,6 +122,23 @@ impl Layout {
             self.set_word(uc, i, f, v);
         }
         writer.start_thread(tid);
+    }
+
+    /// Starts threads 0 to `threads` - 1 as tids `first`, `first + step`, ...; their tids.
+    pub fn start_threads(
+        &self,
+        uc: &mut Unicorn<'static, ()>,
+        writer: &mut PoolWriter,
+        threads: usize,
+        (first, step): (u32, u32),
+    ) -> Vec<u32> {
+        (0..threads)
+            .map(|i| {
+                let tid = first + step * i as u32;
+                self.start(uc, writer, i, tid);
+                tid
+            })
+            .collect()
     }
 
     /// The pool's slots as the guest left them.

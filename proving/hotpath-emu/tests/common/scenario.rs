@@ -7,8 +7,9 @@
 
 use std::collections::BTreeMap;
 
-use hubble_format::{decode, Mode, Record, RingView, RingWriter, WindowStart};
+use hubble_format::{Mode, Record, RingWriter};
 use hubble_hotpath_emu::{field, Kind};
+use hubble_testkit::synth::check_ring_window;
 
 use super::disasm::Isa;
 use super::emu::Machine;
@@ -31,34 +32,6 @@ impl Stats {
         e.1 = e.1.max(executed);
         e.2 += 1;
         self.bytes.insert(path.to_string(), bytes);
-    }
-}
-
-fn check_window(ring: &[u64], write_pos: u64, mode: Mode, expected: &[Record]) {
-    let view = RingView::new(ring, write_pos, None).expect("ring view");
-    let window = decode(&view, mode).expect("decode");
-    assert!(!window.records.is_empty());
-    let n = window.records.len();
-    assert!(n <= expected.len(), "decoded more records than written");
-    assert_eq!(
-        window.records[..],
-        expected[expected.len() - n..],
-        "decoded records differ from what was traced"
-    );
-    if window.start == WindowStart::StartRecord {
-        assert_eq!(
-            n,
-            expected.len(),
-            "window starts at a start record but lost records"
-        );
-        assert!(!window.dropped_half_record);
-    } else {
-        // The ring wrapped: the window must reach (nearly) all the way round.
-        assert!(
-            window.slots_used + 1 >= ring.len(),
-            "window too short: {}",
-            window.slots_used
-        );
     }
 }
 
@@ -129,7 +102,7 @@ pub fn run(m: &mut Machine, ops: usize, stop_at: usize, stale_at: usize) -> Stat
             );
             assert_eq!(m.ring(), before, "the ring changed while stopping");
             stats.add(&format!("{kind:?} stop"), r.executed, 0);
-            check_window(&m.ring(), end - ring_base, mode, &expected);
+            check_ring_window(&m.ring(), end - ring_base, mode, &expected);
             for kind in kinds {
                 let r = m.run(kind, method);
                 assert_eq!(r.executed, m.off_instructions(kind), "OFF after stop");
@@ -210,6 +183,6 @@ pub fn run(m: &mut Machine, ops: usize, stop_at: usize, stale_at: usize) -> Stat
         stats.add(&path, r.executed, stored);
     }
     let cursor = m.read_field(field::CURSOR);
-    check_window(&m.ring(), cursor - ring_base, mode, &expected);
+    check_ring_window(&m.ring(), cursor - ring_base, mode, &expected);
     stats
 }

@@ -9,7 +9,7 @@ use hubble_format::pool::{Geometry, PoolWriter, POOL_HEADER_SLOTS, SEALED};
 use hubble_format::pool_traffic::{Op, Traffic, ROOMY, SATURATED, SMALL};
 use hubble_format::Mode;
 use hubble_hotpath_x86::pool::{build_pool_harness, PoolHarness};
-use hubble_hotpath_x86::{blob_command, Blobs, Isa, Kind};
+use hubble_hotpath_x86::{blob_command, Blob, Blobs, Isa, Kind};
 
 pub fn blobs() -> &'static Blobs {
     static B: OnceLock<Blobs> = OnceLock::new();
@@ -356,4 +356,40 @@ pub fn function_bytes(p: &mut Pool) -> Vec<u8> {
     let words = p.h.dump(take & !7, ((end - (take & !7)) as usize + 7) / 8);
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     bytes[(take & 7) as usize..(end - (take & !7)) as usize].to_vec()
+}
+
+/// `blob` with the only PUSH and POP of ECX/RCX in its out-of-line half (what keeps the
+/// register the function answers in) turned into NOPs.
+pub fn without_saving_the_answer_register(mut blob: Blob) -> Blob {
+    let ool = blob.out_of_line;
+    for op in [0x51u8, 0x59] {
+        let at: Vec<usize> = (ool..blob.bytes.len())
+            .filter(|&k| blob.bytes[k] == op)
+            .collect();
+        assert_eq!(at.len(), 1, "one {op:#x} in the out-of-line half: {at:?}");
+        blob.bytes[at[0]] = 0x90;
+    }
+    blob
+}
+
+/// Instructions executed by each of six `kind` trace points on thread 0 of a small pool of
+/// `threads`, for each variant: a block take's cost (docs/many-threads.md quotes it).
+pub fn block_take_counts(
+    isa: Isa,
+    threads: usize,
+    kind: Kind,
+    variants: [Variant; 2],
+) -> Vec<Vec<u64>> {
+    let mut counts = Vec::new();
+    for v in variants {
+        let mut p = Pool::new(isa, SMALL, threads, v);
+        let mut c = Vec::new();
+        for k in 0..6 {
+            p.run(0, kind, 0x7000_0040, 100 + k);
+            c.push(p.executed);
+        }
+        p.check(0);
+        counts.push(c);
+    }
+    counts
 }

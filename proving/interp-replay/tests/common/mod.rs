@@ -62,6 +62,25 @@ pub fn with_tasks(ops: Vec<Op>, seed: u64) -> Vec<Op> {
     out
 }
 
+/// The scripts' first line: the pool's geometry and the number of threads.
+pub fn pool_line(g: Geometry, threads: usize) -> String {
+    format!(
+        "blocks {} slots {} active {} threads {threads}\n",
+        g.blocks, g.block_slots, g.active
+    )
+}
+
+/// After ten threads' traffic over the roomy pool: nothing dropped, and the ticket counter went
+/// round the pool several times (blocks were reused after the bound ran).
+pub fn assert_went_round(w: &PoolWriter, what: &str) {
+    assert_eq!(w.dropped, 0, "{what}: dropped records");
+    assert!(
+        w.slots()[0] > 8 * hubble_format::pool_traffic::ROOMY.blocks as u64,
+        "{what}: {} tickets",
+        w.slots()[0]
+    );
+}
+
 /// What a driver printed: the pool's address, each thread's cursor, limit and end, the pool.
 pub struct Out {
     pub base: u64,

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use hubble_runtime::{Art, ThreadHandle};
 
+use crate::art_double::{force_stopped, resolve_from};
 use crate::tasks::tracer::Traced;
 
 /// The scene's ART.
@@ -70,27 +71,14 @@ impl Art for SceneArt {
         let t = self.thread(thread);
         if let Some((cursor, stop_before, written)) = self.snapshots.lock().unwrap().remove(&thread)
         {
-            // The control thread stopped it meanwhile: it published the cursor as the end and
-            // switched tracing off (docs/protocol.md, the forced stop).
-            let b = t.block();
-            let stop = b.stop.load(Ordering::Acquire);
-            if stop_before <= 1
-                && stop > 1
-                && stop == cursor
-                && b.cursor.load(Ordering::Acquire) == 0
-            {
+            if force_stopped(t.block(), cursor, stop_before) {
                 t.forced.lock().unwrap().push(written);
             }
         }
         t.state.unlock();
     }
     fn resolve(&self, methods: &[u64], out: &mut Vec<String>) {
-        out.extend(methods.iter().map(|m| {
-            self.names
-                .get(m)
-                .cloned()
-                .unwrap_or_else(|| format!("<unknown {m:#x}>"))
-        }));
+        resolve_from(&self.names, methods, out);
     }
     fn loader_methods(&self, _loader: usize, _out: &mut Vec<u64>) {}
     fn timer(&self) -> u64 {

@@ -36,10 +36,9 @@ use anyhow::{anyhow, bail, ensure, Context as _, Result};
 use hubble_format::Mode;
 use hubble_runtime::props;
 use hubble_runtime::{Config, Control, Message};
-use hubble_testkit::runtime::FakeProperties;
 
 use crate::native::Code;
-use crate::run::PACKAGE;
+use crate::run::{app_properties, fresh_trace_dir, PACKAGE};
 use art::SceneArt;
 use entrypoints::Entrypoints;
 pub use proof::Report;
@@ -123,14 +122,8 @@ pub fn run(p: &Params) -> Result<Report> {
     ));
 
     // -------------------------------------------------------------- control plane
-    let dir = p.out.join("data/data").join(PACKAGE).join("files/hubble");
-    std::fs::create_dir_all(dir.parent().unwrap())?;
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir)?;
-    }
-    let fake_props = Arc::new(FakeProperties::default());
-    fake_props.set(props::CONSENT, "1");
-    fake_props.set(props::PACKAGES, PACKAGE);
+    let dir = fresh_trace_dir(&p.out)?;
+    let fake_props = app_properties();
     fake_props.set(props::THREADS, "all");
     fake_props.set(props::BUDGET_MB, &p.budget_mb.to_string());
     let mut config = Config::new(PACKAGE, PACKAGE, dir.clone()).with_properties(&*fake_props);

@@ -11,7 +11,8 @@
 use std::collections::BTreeMap;
 
 use hubble_format::pool::{self, Geometry, PoolWriter, SEALED};
-use hubble_format::{Mode, ProcessHeader, ThreadsFile, TimeAnchor};
+use hubble_format::stream::Input;
+use hubble_format::{Mode, ProcessHeader, RunFile, ThreadsFile, TimeAnchor};
 
 /// One record a thread wrote (and the writer accepted).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,6 +130,31 @@ impl Driver {
             self.record(tid, Some(m));
         }
     }
+}
+
+/// The scenarios of every third seed in both modes, each with its file's run files: what the
+/// writers' and the analyses' checks run on. Together they hold threads with two runs, dropped
+/// records and lost oldest blocks (`format/tests/threads.rs` checks that the seeds cover them).
+pub fn sampled() -> Vec<(Scenario, Vec<RunFile>)> {
+    let mut out = Vec::new();
+    for mode in [Mode::Bits64, Mode::Bits32] {
+        for seed in SEEDS.step_by(3) {
+            let s = build(mode, seed);
+            let runs = s.file().into_run_files();
+            out.push((s, runs));
+        }
+    }
+    out
+}
+
+/// Run files as the writers' and the analyses' inputs.
+pub fn inputs(runs: &[RunFile]) -> Vec<Input<'_>> {
+    runs.iter()
+        .map(|r| Input {
+            file: &r.file,
+            name: "v4",
+        })
+        .collect()
 }
 
 /// The scenario, varied by `seed`: MAIN writes often, WORKER less, LITTLE rarely (its blocks

@@ -7,9 +7,12 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
 
 use hubble_format::Record;
-use hubble_testkit::runtime::FakeThread;
+use hubble_runtime::control::Stats;
+use hubble_runtime::props::CONSENT;
+use hubble_testkit::runtime::{FakeProperties, FakeThread, Workers};
 
 pub use hubble_testkit::Rng;
 
@@ -142,17 +145,72 @@ pub fn check_window(
     }
 }
 
-/// Joins the traced threads before the control plane (and its rings or pool) goes away, also
-/// when an assertion fails.
-pub struct Runners(
-    pub std::sync::Arc<AtomicBool>,
-    pub Vec<std::thread::JoinHandle<()>>,
-);
-impl Drop for Runners {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::Relaxed);
-        for r in self.1.drain(..) {
-            let _ = r.join();
+/// How many stop/flush/restart cycles a stress test runs: `var` from the environment for the
+/// long run, 2000 (CI's short one) without it.
+pub fn cycles(var: &str) -> u64 {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2000)
+}
+
+/// Properties that give consent, so that every flush writes a file.
+pub fn consenting_properties() -> Arc<FakeProperties> {
+    let props = Arc::new(FakeProperties::default());
+    props.set(CONSENT, "1");
+    props
+}
+
+/// The stops of the control's flushes so far: (cooperative, forced, re-check saves).
+pub fn stops(stats: &Stats) -> (u64, u64, u64) {
+    (
+        stats.cooperative_stops.load(Ordering::Relaxed),
+        stats.forced_stops.load(Ordering::Relaxed),
+        stats.recheck_saves.load(Ordering::Relaxed),
+    )
+}
+
+/// The traced threads, each running the stream ([`run_traced`]: thread 1 bursty, each from its
+/// own seed) through the traced side `point(i, thread, method, seq)` until they are joined.
+pub struct Runners {
+    workers: Workers,
+    last_written: Vec<Arc<AtomicU32>>,
+}
+
+impl Runners {
+    /// Starts them and returns once every one has written a trace point, so that the first stop
+    /// finds them all running.
+    pub fn start<P>(threads: &[Arc<FakeThread>], wide_entries: bool, point: P) -> Runners
+    where
+        P: Fn(usize, &FakeThread, Option<u64>, u32) -> bool + Send + Sync + 'static,
+    {
+        let point = Arc::new(point);
+        let mut runners = Runners {
+            workers: Workers::default(),
+            last_written: threads.iter().map(|_| Arc::default()).collect(),
+        };
+        for (i, t) in threads.iter().enumerate() {
+            let (t, lw, point) = (t.clone(), runners.last_written[i].clone(), point.clone());
+            runners.workers.spawn(move |done| {
+                let seed = 0x9e37 + i as u64 * 7919;
+                run_traced(&t, seed, i == 1, done, &lw, wide_entries, |m, seq| {
+                    point(i, &t, m, seq)
+                })
+            });
         }
+        while (0..threads.len()).any(|i| runners.written(i) == 0) {
+            std::thread::yield_now();
+        }
+        runners
+    }
+
+    /// What thread `i` had written last.
+    pub fn written(&self, i: usize) -> u32 {
+        self.last_written[i].load(Ordering::Relaxed)
+    }
+
+    /// Stops the threads and waits for them; a thread's panic fails the test.
+    pub fn join(mut self) {
+        self.workers.join();
     }
 }

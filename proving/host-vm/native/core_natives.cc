@@ -142,6 +142,15 @@ jstring FloatingToString(JNIEnv* env, T value, int max_digits) {
 
 }  // namespace
 
+// The same bits as another type (std::bit_cast is C++20): Double's and Float's raw bits.
+template <typename To, typename From>
+static To SameBits(From from) {
+  static_assert(sizeof(To) == sizeof(From), "a bit cast keeps the size");
+  To to;
+  memcpy(&to, &from, sizeof(to));
+  return to;
+}
+
 extern "C" {
 
 // java.lang.System
@@ -301,27 +310,19 @@ JNIEXPORT jlong JNICALL Java_java_lang_Runtime_nativeMemory(JNIEnv*, jclass, jin
 // java.lang.Double / java.lang.Float
 
 JNIEXPORT jlong JNICALL Java_java_lang_Double_doubleToRawLongBits(JNIEnv*, jclass, jdouble d) {
-  jlong bits;
-  memcpy(&bits, &d, sizeof(bits));
-  return bits;
+  return SameBits<jlong>(d);
 }
 
 JNIEXPORT jdouble JNICALL Java_java_lang_Double_longBitsToDouble(JNIEnv*, jclass, jlong bits) {
-  jdouble d;
-  memcpy(&d, &bits, sizeof(d));
-  return d;
+  return SameBits<jdouble>(bits);
 }
 
 JNIEXPORT jint JNICALL Java_java_lang_Float_floatToRawIntBits(JNIEnv*, jclass, jfloat f) {
-  jint bits;
-  memcpy(&bits, &f, sizeof(bits));
-  return bits;
+  return SameBits<jint>(f);
 }
 
 JNIEXPORT jfloat JNICALL Java_java_lang_Float_intBitsToFloat(JNIEnv*, jclass, jint bits) {
-  jfloat f;
-  memcpy(&f, &bits, sizeof(f));
-  return f;
+  return SameBits<jfloat>(bits);
 }
 
 JNIEXPORT jstring JNICALL Java_java_lang_Double_toStringImpl(JNIEnv* env, jclass, jdouble d) {

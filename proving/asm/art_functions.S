@@ -23,21 +23,21 @@
     .syntax unified
     .arch armv7-a
     .thumb
-.macro ENTRY name
-    .thumb_func
+// ENTRY and ARM_ENTRY differ only in the instruction set of the function that follows.
+.macro FUNCTION_START name
     .type \name, %function
     .global \name
     .balign 16
 \name:
     .cfi_startproc
 .endm
+.macro ENTRY name
+    .thumb_func
+    FUNCTION_START \name
+.endm
 .macro ARM_ENTRY name
     .arm
-    .type \name, %function
-    .global \name
-    .balign 16
-\name:
-    .cfi_startproc
+    FUNCTION_START \name
 .endm
 .macro END name
     .cfi_endproc

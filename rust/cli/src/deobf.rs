@@ -10,12 +10,15 @@
 //! end.
 //!
 //! Cost (docs/deobfuscation.md, "Cost"): the mapping files are read on a thread of their own
-//! while the first trace is read, and a trace's distinct names are resolved on every core.
+//! while the first trace is read, which then parses classes ahead until the trace is read; a
+//! trace's names are resolved on every core; counting them for the warnings is left to a
+//! thread of its own while the command goes on.
 
-use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeMap, HashSet};
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Receiver;
 use std::sync::{Mutex, OnceLock};
 use std::thread::JoinHandle;
 
@@ -53,8 +56,8 @@ struct Loaded {
 
 #[derive(Default)]
 struct State {
-    /// The (hashes of the) names counted: a name met in many files counts once.
-    seen: HashSet<u64>,
+    /// The names counted, as recorded: a name met in many files counts once.
+    seen: HashSet<String, BuildHasherDefault<NameHasher>>,
     report: Report,
 }
 
@@ -65,10 +68,38 @@ struct Mappings {
     unmapped: Mutex<BTreeMap<String, usize>>,
 }
 
+/// A fast hash for the names of [`State::seen`] (the multiply-rotate hash of rustc's
+/// FxHasher): SipHash, built to resist flooding, costs several times more on such keys, and
+/// the names come from the user's own traces.
+#[derive(Default)]
+struct NameHasher(u64);
+
+impl Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word))
+                .wrapping_mul(0x517c_c1b7_2722_0a95);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// The counting of the last trace's names, still under way (see [`apply_symbols`]).
+static COUNTING: Mutex<Option<JoinHandle<()>>> = Mutex::new(None);
+
 /// The mappings once read, or why they could not be (for every trace that asks).
 static MAPPINGS: OnceLock<std::result::Result<Mappings, String>> = OnceLock::new();
-/// The thread reading them, until the first trace needs them.
-static LOADER: Mutex<Option<JoinHandle<std::result::Result<Mappings, String>>>> = Mutex::new(None);
+/// Until the first trace needs them: the thread reading them says when [`MAPPINGS`] is set
+/// (then goes on parsing classes ahead until [`PREFETCH_STOP`]).
+static LOADER: Mutex<Option<Receiver<()>>> = Mutex::new(None);
+/// Set when the first trace needs the mappings: the classes it names are parsed by the
+/// threads resolving its names from then on.
+static PREFETCH_STOP: AtomicBool = AtomicBool::new(false);
 
 /// Starts reading the mappings of the `--mapping` options: `FILE` (every trace) or
 /// `VERSION=FILE` (traces whose `app.version` is VERSION), repeatable. A value that names an
@@ -111,17 +142,34 @@ pub fn init(specs: &[String]) -> Result<()> {
             state: Mutex::default(),
         })
     };
-    let loader = std::thread::spawn(move || {
-        Ok(Mappings {
-            default: default.map(read).transpose()?,
-            versions: versions
-                .into_iter()
-                .map(|(v, p)| Ok((v, read(p)?)))
-                .collect::<std::result::Result<_, String>>()?,
-            unmapped: Mutex::default(),
-        })
+    let (read_tx, read_rx) = std::sync::mpsc::sync_channel(1);
+    std::thread::spawn(move || {
+        let load = || {
+            Ok(Mappings {
+                default: default.map(read).transpose()?,
+                versions: versions
+                    .into_iter()
+                    .map(|(v, p)| Ok((v, read(p)?)))
+                    .collect::<std::result::Result<_, String>>()?,
+                unmapped: Mutex::default(),
+            })
+        };
+        let _ = MAPPINGS.set(load());
+        let _ = read_tx.send(());
+        // While the first trace is read, a second core would idle: the classes are parsed
+        // ahead, in file order, until that trace's names are resolved (one core: nothing to
+        // gain). At most 8 MB of them: all of a mapping of the size of the traced classes'
+        // (2 MB for 50 000 methods), while in a large app's most would be classes no trace
+        // names.
+        const PREFETCH_BYTES: u64 = 8 << 20;
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if let (Some(Ok(all)), true) = (MAPPINGS.get(), cores > 1) {
+            for m in all.default.iter().chain(all.versions.values()) {
+                m.mapping.prefetch(&PREFETCH_STOP, PREFETCH_BYTES);
+            }
+        }
     });
-    *LOADER.lock().expect("unpoisoned") = Some(loader);
+    *LOADER.lock().expect("unpoisoned") = Some(read_rx);
     Ok(())
 }
 
@@ -129,14 +177,15 @@ pub fn init(specs: &[String]) -> Result<()> {
 /// `--mapping`.
 fn mappings() -> Result<Option<&'static Mappings>> {
     if MAPPINGS.get().is_none() {
-        let Some(loader) = LOADER.lock().expect("unpoisoned").take() else {
-            return Ok(None);
-        };
-        let loaded = loader
-            .join()
-            .unwrap_or_else(|_| Err("--mapping: the thread reading it failed".into()));
-        let _ = MAPPINGS.set(loaded);
+        // Held while waiting: another thread asking meanwhile waits too.
+        let mut loader = LOADER.lock().expect("unpoisoned");
+        if let Some(read) = loader.take() {
+            if read.recv().is_err() {
+                let _ = MAPPINGS.set(Err("--mapping: the thread reading it failed".into()));
+            }
+        }
     }
+    PREFETCH_STOP.store(true, Ordering::Relaxed);
     match MAPPINGS.get() {
         Some(Ok(m)) => Ok(Some(m)),
         Some(Err(e)) => Err(BadMapping(e.clone()).into()),
@@ -200,51 +249,40 @@ pub fn apply_symbols(
             this.example(Kind::ClassUnknown).unwrap_or_default()
         );
     }
-    let mut state = m.state.lock().expect("unpoisoned");
-    let State { seen, report } = &mut *state;
-    for (value, r) in symbols.values_mut().zip(resolved) {
-        let mut h = DefaultHasher::new();
-        value.hash(&mut h);
-        if seen.insert(h.finish()) {
-            report.add(value, &r);
-        }
-        *value = r.name;
+    // The new names go in, the names as recorded come out (to be counted).
+    let mut counted = resolved;
+    for (value, r) in symbols.values_mut().zip(&mut counted) {
+        std::mem::swap(value, &mut r.name);
     }
+    // Counting the names once across traces (hashing each) is off the export's path: on a
+    // thread of its own, after the previous trace's, done before `messages` reads the counts.
+    let mut counting = COUNTING.lock().expect("unpoisoned");
+    let previous = counting.take();
+    *counting = Some(std::thread::spawn(move || {
+        if let Some(Err(panic)) = previous.map(JoinHandle::join) {
+            std::panic::resume_unwind(panic);
+        }
+        let mut state = m.state.lock().expect("unpoisoned");
+        let State { seen, report } = &mut *state;
+        for mut r in counted {
+            let name = std::mem::take(&mut r.name);
+            if !seen.contains(&name) {
+                report.add(&name, &r);
+                seen.insert(name);
+            }
+        }
+    }));
     Ok(())
 }
 
-/// Deobfuscates `names`, in order, on every core when there are enough of them (the classes
-/// they name are parsed on first use, each by one thread).
+/// Deobfuscates `names`, in order, on every core (the classes they name are parsed on first
+/// use, each by one thread).
 fn resolve(
     mapping: &Mapping,
     names: &[&str],
 ) -> std::result::Result<Vec<Resolution>, MappingError> {
-    const PER_THREAD: usize = 4096;
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min((names.len() + PER_THREAD - 1) / PER_THREAD)
-        .max(1);
-    if threads == 1 {
-        return names.iter().map(|n| mapping.deobfuscate(n)).collect();
-    }
-    let chunk = (names.len() + threads - 1) / threads;
-    std::thread::scope(|s| {
-        let parts: Vec<_> = names
-            .chunks(chunk)
-            .map(|part| {
-                s.spawn(move || {
-                    part.iter()
-                        .map(|n| mapping.deobfuscate(n))
-                        .collect::<std::result::Result<Vec<_>, _>>()
-                })
-            })
-            .collect();
-        let mut out = Vec::with_capacity(names.len());
-        for p in parts {
-            out.extend(p.join().expect("a deobfuscating thread panicked")?);
-        }
-        Ok(out)
-    })
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    mapping.deobfuscate_all(names, cores)
 }
 
 /// What `main` prints on stderr once the command is done: one warning line per mapping with
@@ -253,6 +291,11 @@ pub fn messages() -> Vec<String> {
     let Some(Ok(all)) = MAPPINGS.get() else {
         return Vec::new();
     };
+    if let Some(counting) = COUNTING.lock().expect("unpoisoned").take() {
+        if let Err(panic) = counting.join() {
+            std::panic::resume_unwind(panic);
+        }
+    }
     let mut out = Vec::new();
     for m in all.default.iter().chain(all.versions.values()) {
         let path = m.path.display();

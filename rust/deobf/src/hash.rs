@@ -26,10 +26,18 @@ impl Hasher for Fx {
             self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
         }
         let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut last = [0u8; 8];
-            last[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(last));
+        let n = rest.len();
+        if n > 0 {
+            // The last 1–7 bytes in one word (with their count) from overlapping reads: a
+            // copy into a buffer would call `memcpy` for every name.
+            let word = if n >= 4 {
+                let lo = u32::from_le_bytes(rest[..4].try_into().expect("4 bytes"));
+                let hi = u32::from_le_bytes(rest[n - 4..].try_into().expect("4 bytes"));
+                u64::from(lo) | u64::from(hi) << 32
+            } else {
+                u64::from(rest[0]) | u64::from(rest[n / 2]) << 8 | u64::from(rest[n - 1]) << 16
+            };
+            self.add(word ^ (n as u64) << 59);
         }
     }
 
@@ -55,9 +63,8 @@ pub fn signature<'a>(types: impl Iterator<Item = (&'a str, &'a str)>) -> u64 {
     let mut h = Fx::default();
     for (base, dims) in types {
         h.write(base.as_bytes());
-        // A separator no type name holds, and the depth (`[]` per dimension).
-        h.write_u8(0xff);
-        h.write_u8((dims.len() / 2) as u8);
+        // A separator no type name holds, with the depth (`[]` per dimension): one word.
+        h.add(0xff | (dims.len() as u64 / 2) << 8);
     }
     h.finish()
 }

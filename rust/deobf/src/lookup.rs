@@ -2,11 +2,13 @@
 //! signature, types through the class mapping.
 
 use std::collections::BTreeMap;
+use std::hash::Hasher;
 
 use crate::error::MappingError;
-use crate::hash;
-use crate::model::{Mapping, MethodLine};
-use crate::pretty::{is_primitive, split_array, PrettyMethod};
+use crate::hash::{self, Fx};
+use crate::model::{same, Body, Candidate, Mapping};
+use crate::parse::same_frame;
+use crate::pretty::{commas, is_primitive, split_array, trim, PrettyMethod};
 
 /// How a name was resolved, from harmless to worth a warning (the order combines the parts
 /// of an aliased name `A | B`: the worst part counts).
@@ -158,7 +160,7 @@ impl Mapping {
     /// (`A | B`) are deobfuscated part by part. An error only for a bad line among the member
     /// lines of the name's class, read now for the first time.
     pub fn deobfuscate(&self, name: &str) -> Result<Resolution, MappingError> {
-        if !name.contains('|') || !name.contains(" | ") {
+        if !name.bytes().any(|b| b == b'|') || !name.contains(" | ") {
             return self.one(name);
         }
         let mut out = Resolution {
@@ -185,21 +187,92 @@ impl Mapping {
         &self,
         symbols: &mut BTreeMap<u64, String>,
     ) -> Result<Report, MappingError> {
+        let names: Vec<&str> = symbols.values().map(String::as_str).collect();
+        let resolved = self.deobfuscate_all(&names, 1)?;
         let mut report = Report::default();
-        for name in symbols.values_mut() {
-            let r = self.deobfuscate(name)?;
+        for (name, r) in symbols.values_mut().zip(resolved) {
             report.add(name, &r);
             *name = r.name;
         }
         Ok(report)
     }
 
+    /// [`Mapping::deobfuscate`] of each of `names` (a trace's symbol table), in order, on up
+    /// to `threads` threads; the error is the one of the first name that has one.
+    ///
+    /// Each thread resolves its share of the names class by class, whatever their order, so
+    /// that a class's lines are read (and parsed, by one thread) while they are in cache rather
+    /// than fetched again for each name (a symbol table in pointer order is mostly grouped by
+    /// class already; names in no particular order cost a third more). Every other thread
+    /// takes the classes in the reverse order, so that two threads seldom wait for the same
+    /// class's lines to be parsed.
+    pub fn deobfuscate_all(
+        &self,
+        names: &[&str],
+        threads: usize,
+    ) -> Result<Vec<Resolution>, MappingError> {
+        // Fewer names than this per thread cost more to hand out than they save.
+        const PER_THREAD: usize = 4096;
+        let threads = threads
+            .min((names.len() + PER_THREAD - 1) / PER_THREAD)
+            .max(1);
+        let chunk = ((names.len() + threads - 1) / threads).max(1);
+        // Filled in place (an empty name allocates nothing).
+        let blank = Resolution {
+            name: String::new(),
+            kind: Kind::NotAMethod,
+            synthesized: false,
+            outline: false,
+        };
+        let mut out = vec![blank; names.len()];
+        let resolve = |k: usize, names: &[&str], out: &mut [Resolution]| {
+            let mut order = by_class(names);
+            if k % 2 == 1 {
+                order.reverse();
+            }
+            for i in order {
+                out[i as usize] = self.deobfuscate(names[i as usize])?;
+            }
+            Ok(())
+        };
+        let mut shares = names.chunks(chunk).zip(out.chunks_mut(chunk)).enumerate();
+        let first = shares.next();
+        let results: Vec<Result<(), MappingError>> = std::thread::scope(|s| {
+            let spawned: Vec<_> = shares
+                .map(|(k, (names, out))| s.spawn(move || resolve(k, names, out)))
+                .collect();
+            // This thread takes a share too.
+            let mut results: Vec<_> = first
+                .map(|(k, (names, out))| resolve(k, names, out))
+                .into_iter()
+                .collect();
+            results.extend(
+                spawned
+                    .into_iter()
+                    .map(|t| t.join().unwrap_or_else(|e| std::panic::resume_unwind(e))),
+            );
+            results
+        });
+        if let Some(Err(e)) = results.into_iter().find(Result::is_err) {
+            // Out of order: the first name's error is found again (a class keeps its error),
+            // one by one.
+            for name in names {
+                self.deobfuscate(name)?;
+            }
+            return Err(e);
+        }
+        Ok(out)
+    }
+
     /// Writes the original name of a type as the runtime prints it (`a.b[]` → `com.x.Y[]`).
     fn original_type(&self, t: &str, out: &mut String) {
         let (base, dims) = split_array(t);
-        match self.by_obfuscated.get(base) {
-            Some(&i) if !is_primitive(base) => {
-                out.push_str(self.classes[i as usize].original.get(&self.text));
+        match (!is_primitive(base))
+            .then(|| self.class_index(base))
+            .flatten()
+        {
+            Some(i) => {
+                out.push_str(self.classes[i as usize].original.get(&self.names));
                 out.push_str(dims);
             }
             _ => out.push_str(t),
@@ -215,8 +288,8 @@ impl Mapping {
         if is_primitive(base) {
             return (base, dims);
         }
-        match self.by_obfuscated.get(base) {
-            Some(&i) => (self.classes[i as usize].original.get(&self.text), dims),
+        match self.class_index(base) {
+            Some(i) => (self.classes[i as usize].original.get(&self.names), dims),
             None => (base, dims),
         }
     }
@@ -254,7 +327,7 @@ impl Mapping {
         let Some(m) = PrettyMethod::parse(name) else {
             return Ok(resolution(name.to_owned(), Kind::NotAMethod, false));
         };
-        let Some(&ci) = self.by_obfuscated.get(m.class) else {
+        let Some(ci) = self.class_index(m.class) else {
             if looks_obfuscated(m.class) {
                 // Probably another build's mapping: its types would be as wrong as its
                 // classes, so nothing is touched.
@@ -266,11 +339,14 @@ impl Mapping {
                 false,
             ));
         };
-        let text = self.text.as_str();
-        let class = self.classes[ci as usize].original.get(text);
+        let class = self.classes[ci as usize].original.get(&self.names);
         let body = self.body(ci as usize)?;
-        let lines = &body.methods;
-        let Some(&(lo, hi)) = body.names.get(m.name) else {
+        // The class's lines, which its candidates' spans index.
+        let text = &*body.text;
+        let found = body
+            .names
+            .get(m.name, |i| body.named[i as usize].name.get(text));
+        let Some(named) = found.map(|i| body.named[i as usize]) else {
             // Constructors and static initializers keep their names; ProGuard and R8 list
             // them, but a mapping without them is no mismatch.
             let kind = if matches!(m.name, "<init>" | "<clinit>") {
@@ -284,38 +360,78 @@ impl Mapping {
                 body.synthesized,
             ));
         };
-        let named = &body.by_name[lo as usize..hi as usize];
-        // With the whole signature printed, a candidate whose original signature hashes
-        // otherwise cannot fit (unless R8 gave its residual signature): most are turned down
-        // by comparing two numbers, the printed types mapped back once for all.
-        let back: Option<Vec<(&str, &str)>> = match (m.ret, m.params) {
-            (Some(r), Some(_)) => Some(
-                std::iter::once(r)
-                    .chain(m.param_types())
-                    .map(|t| self.back(t))
-                    .collect(),
-            ),
-            _ => None,
-        };
-        let signature = back
-            .as_ref()
-            .map(|types| hash::signature(types.iter().copied()));
-        let mut fits: Vec<Candidate> = Vec::new();
-        each_candidate(text, lines, named, signature, |c| {
-            if !self.fits(&m, &c, &body.residuals, back.as_deref()) {
+        let mut params: Small<&str, 8> = Small::default();
+        for p in m.param_types() {
+            params.push(p);
+        }
+        let params = params.as_slice();
+        // With the whole signature printed, the printed types mapped back once for all.
+        let mut back: Small<(&str, &str), 8> = Small::default();
+        if let (Some(ret), Some(_)) = (m.ret, m.params) {
+            back.push(self.back(ret));
+            for p in params {
+                back.push(self.back(p));
+            }
+        }
+        let back = (m.ret.is_some() && m.params.is_some()).then_some(back.as_slice());
+        // The fitting candidates (index into `body.candidates`, synthesized, outline), one per
+        // original method.
+        let mut fits: Small<(u32, bool, bool), 4> = Small::default();
+        let mut consider = |i: u32| {
+            let c = &body.candidates[i as usize];
+            if !self.fits(&m, params, c, body, back) {
                 return;
             }
-            match fits
-                .iter_mut()
-                .find(|o| same_frame(text, &o.frame, &c.frame))
-            {
+            let same = |o: &(u32, bool, bool)| {
+                same_frame(text, &body.candidates[o.0 as usize].frame, &c.frame)
+            };
+            match fits.as_mut_slice().iter_mut().find(|o| same(o)) {
                 Some(o) => {
-                    o.synthesized |= c.synthesized;
-                    o.outline |= c.outline;
+                    o.1 |= c.synthesized;
+                    o.2 |= c.outline;
                 }
-                None => fits.push(c),
+                None => fits.push((i, c.synthesized, c.outline)),
             }
-        });
+        };
+        match (back, m.ret) {
+            // A candidate whose signature hashes otherwise cannot fit: the name's candidates
+            // are found by their hash.
+            (Some(types), Some(ret)) => {
+                let keyed = &body.keyed[named.lo as usize..named.hi as usize];
+                let original = hash::signature(types.iter().copied());
+                let mut hits = with_key(keyed, original);
+                // A candidate with R8's residual signature is keyed by it, as printed.
+                let mut printed: &[(u64, u32)] = &[];
+                if named.residual {
+                    let types = std::iter::once(ret).chain(params.iter().copied());
+                    let h = hash::signature(types.map(split_array));
+                    if h != original {
+                        printed = with_key(keyed, h);
+                    }
+                }
+                // Both runs in file order (candidate order), merged.
+                loop {
+                    let next = match (hits.first(), printed.first()) {
+                        (Some(a), Some(b)) if b.1 < a.1 => {
+                            printed = &printed[1..];
+                            b.1
+                        }
+                        (Some(a), _) => {
+                            hits = &hits[1..];
+                            a.1
+                        }
+                        (None, Some(b)) => {
+                            printed = &printed[1..];
+                            b.1
+                        }
+                        (None, None) => break,
+                    };
+                    consider(next);
+                }
+            }
+            _ => (named.lo..named.hi).for_each(consider),
+        }
+        let fits = fits.as_slice();
         if fits.is_empty() {
             return Ok(resolution(
                 self.types_only(&m, class),
@@ -323,12 +439,29 @@ impl Mapping {
                 body.synthesized,
             ));
         }
-        let mut out = String::with_capacity(name.len() + 32);
+        let frame = |&(c, ..): &(u32, bool, bool)| &body.candidates[c as usize].frame;
+        // Room for the whole name (exactly, with the signature), so that it never grows.
+        let len: usize = fits
+            .iter()
+            .map(|c| {
+                let f = frame(c);
+                let class = if f.class.len > 0 {
+                    f.class.len
+                } else {
+                    class.len() as u32
+                };
+                let args = f.args.get(text);
+                let commas = args.bytes().filter(|&b| b == b',').count();
+                (f.ret.len + 1 + class + 1 + f.name.len + 2) as usize + args.len() + commas
+            })
+            .sum::<usize>()
+            + 3 * (fits.len() - 1);
+        let mut out = String::with_capacity(len);
         for (i, c) in fits.iter().enumerate() {
             if i > 0 {
                 out.push_str(" | ");
             }
-            let f = &c.frame;
+            let f = frame(c);
             if m.ret.is_some() {
                 out.push_str(f.ret.get(text));
                 out.push(' ');
@@ -358,8 +491,8 @@ impl Mapping {
                 Kind::Ambiguous
             },
             name: out,
-            synthesized: body.synthesized || fits.iter().any(|c| c.synthesized),
-            outline: fits.iter().any(|c| c.outline),
+            synthesized: body.synthesized || fits.iter().any(|c| c.1),
+            outline: fits.iter().any(|c| c.2),
         })
     }
 
@@ -369,116 +502,145 @@ impl Mapping {
     fn fits(
         &self,
         m: &PrettyMethod<'_>,
+        params: &[&str],
         c: &Candidate,
-        residuals: &[(Vec<String>, String)],
+        body: &Body,
         back: Option<&[(&str, &str)]>,
     ) -> bool {
-        let text = self.text.as_str();
+        let text = &*body.text;
         if let Some(r) = c.residual {
-            let (rparams, rret) = &residuals[r as usize];
-            let mut printed = m.param_types();
-            return m.ret.map_or(true, |t| t == rret)
+            let (rparams, rret) = &body.residuals[r as usize];
+            let mut printed = params.iter();
+            return m.ret.map_or(true, |t| same(t, rret))
                 && (m.params.is_none()
-                    || rparams.iter().all(|r| printed.next() == Some(r.as_str()))
+                    || rparams
+                        .iter()
+                        .all(|r| printed.next().is_some_and(|p| same(p, r)))
                         && printed.next().is_none());
         }
         let mut original = args(c.frame.args.get(text));
         if let Some(types) = back {
-            // The signature hashes alike (`each_candidate`); compared type by type.
-            return types[0] == split_array(c.frame.ret.get(text))
-                && types[1..]
-                    .iter()
-                    .all(|&t| original.next().is_some_and(|o| t == split_array(o)))
+            return same_type(types[0], split_array(c.frame.ret.get(text)))
+                && types[1..].iter().all(|&t| {
+                    original
+                        .next()
+                        .is_some_and(|o| same_type(t, split_array(o)))
+                })
                 && original.next().is_none();
         }
-        let same = |printed: &str, original: &str| self.back(printed) == split_array(original);
+        let same =
+            |printed: &str, original: &str| same_type(self.back(printed), split_array(original));
         m.ret.map_or(true, |t| same(t, c.frame.ret.get(text)))
             && (m.params.is_none()
-                || m.param_types()
+                || params
+                    .iter()
                     .all(|p| original.next().is_some_and(|o| same(p, o)))
                     && original.next().is_none())
     }
 }
 
-/// An original method a residual method may be: the outermost frame of one or more inline
-/// groups, with the metadata of its lines.
-struct Candidate {
-    frame: MethodLine,
-    residual: Option<u32>,
-    synthesized: bool,
-    outline: bool,
+/// A list kept on the stack while short (a name's types, its fitting candidates): a lookup
+/// would otherwise allocate for each.
+struct Small<T: Copy + Default, const N: usize> {
+    inline: [T; N],
+    len: usize,
+    /// Everything, once there are more than `N`.
+    heap: Vec<T>,
 }
 
-/// The candidates behind one obfuscated name (`lines[i]` for `i` in `named`, file order), one
-/// call of `f` each: per run of lines with one minified range (an inline group, innermost
-/// frame first) its last line, the method the runtime entered; a line without a range alone.
-/// An original method met in several groups has the residual signature of its first (R8
-/// writes it under the first occurrence only); duplicates are merged after the signature
-/// check. With `signature` (the hash of the printed signature in original types), a group
-/// whose outermost frame hashes otherwise is skipped at once, unless residual signatures are
-/// about.
-fn each_candidate(
-    text: &str,
-    lines: &[MethodLine],
-    named: &[u32],
-    signature: Option<u64>,
-    mut f: impl FnMut(Candidate),
-) {
-    let any_residual = named.iter().any(|&k| lines[k as usize].residual.is_some());
-    let mut all: Vec<Candidate> = Vec::new();
-    let mut i = 0;
-    while i < named.len() {
-        let first = &lines[named[i] as usize];
-        let mut j = i + 1;
-        while j < named.len()
-            && first.range.is_some()
-            && lines[named[j] as usize].range == first.range
-        {
-            j += 1;
+impl<T: Copy + Default, const N: usize> Default for Small<T, N> {
+    fn default() -> Self {
+        Small {
+            inline: [T::default(); N],
+            len: 0,
+            heap: Vec::new(),
         }
-        let outer = &lines[named[j - 1] as usize];
-        if any_residual || signature.map_or(true, |s| s == outer.signature) {
-            let group = || named[i..j].iter().map(|&k| &lines[k as usize]);
-            let c = Candidate {
-                frame: *outer,
-                residual: group().find_map(|l| l.residual),
-                synthesized: group().any(|l| l.synthesized),
-                outline: group().any(|l| l.outline),
-            };
-            if any_residual {
-                all.push(c);
-            } else {
-                f(c);
+    }
+}
+
+impl<T: Copy + Default, const N: usize> Small<T, N> {
+    fn push(&mut self, v: T) {
+        if self.len < N {
+            self.inline[self.len] = v;
+        } else {
+            if self.heap.is_empty() {
+                self.heap.extend_from_slice(&self.inline);
             }
+            self.heap.push(v);
         }
-        i = j;
+        self.len += 1;
     }
-    // Rare (R8 2.2 files, signatures R8 changed): share each method's residual signature.
-    for k in 0..all.len() {
-        if all[k].residual.is_none() {
-            all[k].residual = all
-                .iter()
-                .find(|c| c.residual.is_some() && same_frame(text, &c.frame, &all[k].frame))
-                .and_then(|c| c.residual);
+
+    fn as_slice(&self) -> &[T] {
+        if self.len <= N {
+            &self.inline[..self.len]
+        } else {
+            &self.heap
         }
     }
-    all.into_iter().for_each(f);
+
+    fn as_mut_slice(&mut self) -> &mut [T] {
+        if self.len <= N {
+            &mut self.inline[..self.len]
+        } else {
+            &mut self.heap
+        }
+    }
 }
 
-fn same_frame(text: &str, a: &MethodLine, b: &MethodLine) -> bool {
-    [
-        (a.ret, b.ret),
-        (a.class, b.class),
-        (a.name, b.name),
-        (a.args, b.args),
-    ]
-    .iter()
-    .all(|(x, y)| x.get(text) == y.get(text))
+#[inline]
+fn same_type(a: (&str, &str), b: (&str, &str)) -> bool {
+    same(a.0, b.0) && same(a.1, b.1)
+}
+
+/// The indices of `names`, grouped by (the hash of) their class, in order within a class: a
+/// counting sort, cheaper than the cache misses it saves.
+fn by_class(names: &[&str]) -> Vec<u32> {
+    let bits = (names.len() / 8)
+        .max(1)
+        .next_power_of_two()
+        .trailing_zeros()
+        .min(16);
+    let buckets = 1usize << bits;
+    let bucket = |name: &str| {
+        // `ret a.b.C.m(…)`: the class is between the last blank and the last dot before `(`.
+        let b = name.as_bytes();
+        let head = b.iter().position(|&c| c == b'(').map_or(b, |i| &b[..i]);
+        let start = head.iter().rposition(|&c| c == b' ').map_or(0, |i| i + 1);
+        let end = head[start..]
+            .iter()
+            .rposition(|&c| c == b'.')
+            .map_or(start, |i| start + i);
+        let mut h = Fx::default();
+        h.write(&head[start..end]);
+        (h.finish() >> (64 - bits.max(1))) as usize & (buckets - 1)
+    };
+    let keys: Vec<u32> = names.iter().map(|n| bucket(n) as u32).collect();
+    let mut start = vec![0u32; buckets + 1];
+    for &k in &keys {
+        start[k as usize + 1] += 1;
+    }
+    for b in 0..buckets {
+        start[b + 1] += start[b];
+    }
+    let mut order = vec![0u32; names.len()];
+    for (i, &k) in keys.iter().enumerate() {
+        order[start[k as usize] as usize] = i as u32;
+        start[k as usize] += 1;
+    }
+    order
+}
+
+/// The run of `keyed` (sorted) whose key is `key`.
+fn with_key(keyed: &[(u64, u32)], key: u64) -> &[(u64, u32)] {
+    let lo = keyed.partition_point(|&(k, _)| k < key);
+    let n = keyed[lo..].iter().take_while(|&&(k, _)| k == key).count();
+    &keyed[lo..lo + n]
 }
 
 /// The argument types of a member line, as written (`a,b`).
 fn args(s: &str) -> impl Iterator<Item = &str> {
-    s.split(',').map(str::trim).filter(|a| !a.is_empty())
+    commas(s).map(trim).filter(|a| !a.is_empty())
 }
 
 #[cfg(test)]

@@ -17,26 +17,31 @@ impl<'a> PrettyMethod<'a> {
     /// Splits `name`; `None` when it is not a Java method name (an unresolved pointer, a
     /// runtime method such as `<runtime internal method>`, a name without a class).
     pub fn parse(name: &'a str) -> Option<PrettyMethod<'a>> {
-        let name = name.trim();
-        let (head, params) = match name.find('(') {
+        let name = trim(name);
+        let (head, params) = match name.bytes().position(|b| b == b'(') {
             Some(open) => {
                 let inner = name[open + 1..].strip_suffix(')')?;
-                if !inner.trim().is_empty() && inner.split(',').any(|p| !is_type(p.trim())) {
+                if !trim(inner).is_empty() && commas(inner).any(|p| !is_type(trim(p))) {
                     return None;
                 }
                 (&name[..open], Some(inner))
             }
             None => (name, None),
         };
-        let (ret, qualified) = match head.rsplit_once(' ') {
-            Some((ret, q)) => (Some(ret.trim()), q),
+        let (ret, qualified) = match head.bytes().rposition(|b| b == b' ') {
+            Some(i) => (Some(trim(&head[..i])), &head[i + 1..]),
             None => (None, head),
         };
         if ret.is_some_and(|r| !is_type(r)) || (ret.is_none() && params.is_some()) {
             return None;
         }
-        let (class, method) = qualified.rsplit_once('.')?;
-        if class.is_empty() || method.is_empty() || !is_type(class) || method.contains(' ') {
+        let dot = qualified.bytes().rposition(|b| b == b'.')?;
+        let (class, method) = (&qualified[..dot], &qualified[dot + 1..]);
+        if class.is_empty()
+            || method.is_empty()
+            || !is_type(class)
+            || method.bytes().any(|b| b == b' ')
+        {
             return None;
         }
         Some(PrettyMethod {
@@ -49,15 +54,58 @@ impl<'a> PrettyMethod<'a> {
 
     /// The parameter types (none for a name without its signature).
     pub fn param_types(&self) -> impl Iterator<Item = &'a str> {
-        self.params
-            .unwrap_or("")
-            .split(',')
-            .map(str::trim)
+        commas(self.params.unwrap_or(""))
+            .map(trim)
             .filter(|p| !p.is_empty())
     }
 }
 
+/// `s.split(',')`, for the short lists of types names have.
+#[inline]
+pub fn commas(s: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(s);
+    std::iter::from_fn(move || {
+        let r = rest?;
+        match r.bytes().position(|b| b == b',') {
+            Some(i) => {
+                rest = Some(&r[i + 1..]);
+                Some(&r[..i])
+            }
+            None => {
+                rest = None;
+                Some(r)
+            }
+        }
+    })
+}
+
+/// The ASCII characters `char::is_whitespace` takes (`u8::is_ascii_whitespace` leaves out
+/// the vertical tab).
+#[inline]
+pub fn is_ascii_space(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+}
+
+/// `s.trim()`, decided on the first and last bytes when they are plain ASCII.
+#[inline]
+pub fn trim(s: &str) -> &str {
+    let b = s.as_bytes();
+    let Some(start) = b.iter().position(|&c| !is_ascii_space(c)) else {
+        // Empty, but still a part of `s` (spans are taken of it).
+        return &s[..0];
+    };
+    let end = b
+        .iter()
+        .rposition(|&c| !is_ascii_space(c))
+        .map_or(0, |e| e + 1);
+    if !b[start].is_ascii() || !b[end - 1].is_ascii() {
+        return s.trim();
+    }
+    &s[start..end]
+}
+
 /// A plausible type or class name: no blanks (ASCII), parentheses or commas.
+#[inline]
 pub fn is_type(t: &str) -> bool {
     !t.is_empty()
         && !t
@@ -66,14 +114,16 @@ pub fn is_type(t: &str) -> bool {
 }
 
 /// Splits `com.a.B[][]` into `com.a.B` and its array suffix `[][]`.
+#[inline]
 pub fn split_array(t: &str) -> (&str, &str) {
-    match t.find('[') {
+    match t.bytes().position(|b| b == b'[') {
         Some(i) => (&t[..i], &t[i..]),
         None => (t, ""),
     }
 }
 
 /// Java's primitive type names (and `void`): never in a mapping.
+#[inline]
 pub fn is_primitive(t: &str) -> bool {
     matches!(
         t,

@@ -347,3 +347,38 @@ com.example.Later -> c:
     let e = Mapping::read(&path).unwrap_err().to_string();
     assert!(e.contains("lazy.txt:3: expected a class line"), "{e}");
 }
+
+/// A class's member lines are read back from the file when the class is first used: a file
+/// rewritten in place since it was read (same size, other names) is an error, never the other
+/// file's names; a file replaced by a rename is still the one that was read.
+#[cfg(unix)]
+#[test]
+fn a_mapping_rewritten_while_in_use_is_an_error_not_other_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.txt");
+    let first = "com.example.One -> a:\n    void run() -> a\n";
+    let other = "com.example.Two -> a:\n    void go()  -> a\n";
+    assert_eq!(first.len(), other.len());
+    std::fs::write(&path, first).unwrap();
+    let m = Mapping::read(&path).unwrap();
+    // Past the file system's timestamp granularity (a jiffy), so that the rewrite shows.
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    std::fs::write(&path, other).unwrap();
+    let e = m.deobfuscate("void a.a()").unwrap_err().to_string();
+    assert!(
+        e.contains("live.txt") && e.contains("the file changed while it was in use"),
+        "{e}"
+    );
+
+    std::fs::write(&path, first).unwrap();
+    let m = Mapping::read(&path).unwrap();
+    let renamed = dir.path().join("new.txt");
+    std::fs::write(&renamed, other).unwrap();
+    std::fs::rename(&renamed, &path).unwrap();
+    check(
+        &m,
+        "void a.a()",
+        "void com.example.One.run()",
+        Kind::Deobfuscated,
+    );
+}

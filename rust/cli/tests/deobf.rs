@@ -464,16 +464,7 @@ fn bad_and_mismatched_mappings_are_errors_and_write_nothing() {
             err.starts_with("hubble: error: ") && err.contains(want),
             "{err}"
         );
-        let left: Vec<_> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .filter(|e| {
-                e.as_ref()
-                    .unwrap()
-                    .file_name()
-                    .to_string_lossy()
-                    .contains("never")
-            })
-            .collect();
+        let left = hubble_testkit::file_names(dir.path(), |name| name.contains("never"));
         assert!(left.is_empty(), "{left:?}");
     }
     // Fleet tables already hold the names export wrote.

@@ -122,7 +122,7 @@ fn kill9_during_flush_never_leaves_a_partial_file() {
             }
         }
     }
-    let finals = files_ending(&dir, ".hubble");
+    let finals = hubble_testkit::file_names(&dir, |n| n.ends_with(".hubble")).len();
     println!(
         "kill -9: {rounds} rounds, {inside} kills inside a flush, {finals} complete files, \
          temporary files seen after kills: {} (distinct)",
@@ -145,23 +145,9 @@ fn kill9_during_flush_never_leaves_a_partial_file() {
     c.thread_attached(t.handle(), 1, "main", true);
     c.start_tracing().unwrap();
     c.flush(t.handle(), "cleanup").unwrap();
-    let tmps = files_ending(&dir, ".tmp");
+    let tmps = hubble_testkit::file_names(&dir, |n| n.ends_with(".tmp")).len();
     assert_eq!(
         tmps, 0,
         "stale temporary files of dead processes are removed"
     );
-}
-
-/// How many files in `dir` have names ending in `suffix`.
-fn files_ending(dir: &std::path::Path, suffix: &str) -> usize {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .filter(|e| {
-            e.as_ref()
-                .unwrap()
-                .file_name()
-                .to_string_lossy()
-                .ends_with(suffix)
-        })
-        .count()
 }

@@ -91,6 +91,23 @@ fn succeeded(cmd: &std::process::Command, out: std::process::Output, context: &s
     String::from_utf8(out.stdout).expect("UTF-8 on stdout")
 }
 
+/// The names of the files in `dir` for which `keep` holds, sorted: what a test that must leave no
+/// partial output (or must leave some) looks at.
+pub fn file_names(dir: &std::path::Path, keep: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| {
+            e.expect("a directory entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter(|name| keep(name))
+        .collect();
+    names.sort();
+    names
+}
+
 /// `n` method pointers 64 bytes apart, nine in ten below 4 GiB (the boot image, low arenas: one
 /// slot an entry) and every tenth above (two slots): the mix of a cold start's calls.
 pub fn method_mix(n: u64) -> Vec<u64> {

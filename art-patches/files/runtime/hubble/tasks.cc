@@ -219,8 +219,6 @@ class TaskClassWatcher final : public ClassLoadCallback {
   }
 };
 
-TaskClassWatcher gClassWatcher;  // registered once, never removed (RuntimeCallbacks' rule)
-
 }  // namespace
 
 size_t InstallTaskRecords(Thread* self) {
@@ -265,7 +263,9 @@ size_t InstallTaskRecords(Thread* self) {
     // Published with every thread suspended: no entry of these methods is half-way through the
     // hook while the table appears.
     added = Record(found);
-    Runtime::Current()->GetRuntimeCallbacks()->AddClassLoadCallback(&gClassWatcher);
+    // Never freed, never removed (RuntimeCallbacks' rule), and no exit-time destructor: a daemon
+    // thread may still prepare a class while the process exits.
+    Runtime::Current()->GetRuntimeCallbacks()->AddClassLoadCallback(new TaskClassWatcher());
   }
   LOG(INFO) << "hubble: task records from " << added << " method(s) found, the table's "
             << kNumTaskMethods << " rows";

@@ -40,3 +40,12 @@ pub enum MappingError {
         first_line: usize,
     },
 }
+
+/// Why a class's member lines could not be had: a bad line (its number, what), or the file
+/// failing (or changing) when read again. Kept with the class, and turned into a
+/// [`MappingError`] naming the file each time a lookup meets it.
+#[derive(Debug)]
+pub(crate) enum BodyError {
+    Syntax(usize, String),
+    Io(std::io::ErrorKind, String),
+}

@@ -13,8 +13,8 @@ use std::hash::Hasher;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
+use crate::error::BodyError;
 use crate::hash::Fx;
-use crate::parse::BodyError;
 
 /// The newest mapping-file version whose additional information this crate knows (R8's
 /// `# {"id":"com.android.tools.r8.mapping","version":"2.2"}`). A file declaring a newer one

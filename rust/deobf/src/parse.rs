@@ -23,7 +23,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
-use crate::error::MappingError;
+use crate::error::{BodyError, MappingError};
 use crate::hash::{self, FxBuild};
 use crate::json::{self, Value};
 use crate::model::{
@@ -234,14 +234,6 @@ impl Mapping {
         let stamp = (size, modified);
         Ok(ix.finish(offset, Source::File { file, path, stamp }))
     }
-}
-
-/// Why a class's member lines could not be had: a bad line (its number, what), or the file
-/// failing (or changing) when read again.
-#[derive(Debug)]
-pub(crate) enum BodyError {
-    Syntax(usize, String),
-    Io(std::io::ErrorKind, String),
 }
 
 fn not_utf8(file: &str, line: usize) -> MappingError {

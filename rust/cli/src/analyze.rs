@@ -380,24 +380,32 @@ fn write_each(
             if runs.len() == 1 { "" } else { "s" }
         )?;
         for t in runs {
-            let queued = match (t.queued_ns, t.still_queued) {
-                (None, _) => "queued ? ms".to_string(),
-                (Some(ns), true) => format!("still queued after {} ms", ms(ns)),
-                (Some(ns), false) => format!("queued {} ms", ms(ns)),
-            };
             let ran = match (t.exec_ns, t.running) {
                 (None, _) => String::new(),
-                (Some(ns), true) => format!(", running for {} ms on {}", ms(ns), name(t.run_tid)),
-                (Some(ns), false) => format!(", ran {} ms on {}", ms(ns), name(t.run_tid)),
+                (Some(ns), true) => format!("running for {} ms on {}", ms(ns), name(t.run_tid)),
+                (Some(ns), false) => format!("ran {} ms on {}", ms(ns), name(t.run_tid)),
             };
-            writeln!(
-                out,
-                "    submitted on {} at {}, {queued}{ran}",
-                name(t.submit_tid),
-                t.site
-                    .as_deref()
-                    .unwrap_or("(submission before the window)")
-            )?;
+            let line = match (t.submit_tid, t.queued_ns, t.still_queued) {
+                // Begun, its submission older than the window.
+                (None, _, _) => format!("submitted before the window, {ran}"),
+                (Some(_), Some(ns), true) => format!("still queued after {} ms", ms(ns)),
+                (Some(_), queued, false) => {
+                    let queued = queued.map_or_else(|| "?".to_owned(), ms);
+                    format!("queued {queued} ms, {ran}")
+                }
+                (Some(_), None, true) => "still queued".to_owned(),
+            };
+            let at = match t.submit_tid {
+                None => String::new(),
+                Some(tid) => format!(
+                    "submitted on {} at {}, ",
+                    name(Some(tid)),
+                    t.site
+                        .as_deref()
+                        .unwrap_or(hubble_analysis::queuing::UNKNOWN_SITE)
+                ),
+            };
+            writeln!(out, "    {at}{line}")?;
         }
     }
     Ok(())

@@ -25,6 +25,8 @@ hubble_step "fetch, apply, art-build --full (tests/art-full.sh)" bash tests/art-
 [ $rc -eq 0 ] && { hubble_step "art-build --compiler --pristine" scripts/art-build --compiler --pristine -j2 || rc=$?; }
 [ $rc -eq 0 ] && { hubble_step "host-vm-build" scripts/host-vm-build || rc=$?; }
 [ $rc -eq 0 ] && { hubble_step "host-vm-build --pristine" scripts/host-vm-build --pristine || rc=$?; }
+[ $rc -eq 0 ] && { hubble_step "mini-core's templates: expansion and refusals" \
+  python3 -m unittest proving/host-vm/mini-core/test_templates.py || rc=$?; }
 [ $rc -eq 0 ] && { hubble_step "mini-core" proving/host-vm/mini-core/build || rc=$?; }
 [ $rc -eq 0 ] && { hubble_step "programs on both VMs, three modes" proving/host-vm/tests/run || rc=$?; }
 [ $rc -eq 0 ] && { hubble_step "Hubble inside the VM, three modes" proving/host-vm/hubble/run || rc=$?; }

@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 
 #include <cstring>
+#include <initializer_list>
 #include <string_view>
 
 #include "glue_test.h"
@@ -71,6 +72,22 @@ Object* NewObject() {
   return o;
 }
 
+// The table as tasks.cc's Record leaves it: each method appended with its row and sources.
+void Publish(std::initializer_list<art::ArtMethod*> methods,
+             std::initializer_list<int> rows,
+             const art::hubble::TaskSources* sources = nullptr) {
+  GLUE_CHECK(methods.size() == rows.size(), "a row for each method");
+  size_t i = 0;
+  auto row = rows.begin();
+  for (art::ArtMethod* m : methods) {
+    const art::hubble::TaskSources s =
+        sources != nullptr ? sources[i] : art::hubble::TaskSources{art::hubble::kHashSource,
+                                                                   art::hubble::kHashSource};
+    GLUE_CHECK(art::hubble::AppendTaskMethod(m, *row++, s), "the table is full");
+    ++i;
+  }
+}
+
 art::LockWord::LockState StateOf(Object* o) REQUIRES_SHARED(art::Locks::mutator_lock_) {
   return o->GetLockWord(false).GetState();
 }
@@ -93,9 +110,7 @@ GLUE_TEST(the_task_hook_reads_real_frames_and_libart_identity_hashes) {
   const int dispatch_row = art::hubble::FindTaskMethod("Landroid/os/Handler;", "dispatchMessage",
                                                        "(Landroid/os/Message;)V");
   GLUE_CHECK(enqueue_row >= 0 && dispatch_row >= 0, "rows %d %d", enqueue_row, dispatch_row);
-  art::ArtMethod* found[] = {dispatch, enqueue};
-  int rows[] = {dispatch_row, enqueue_row};
-  art::hubble::PublishTaskMethods(found, rows, 2);
+  Publish({dispatch, enqueue}, {dispatch_row, enqueue_row});
 
   Object* queue = NewObject();
   Object* message = NewObject();
@@ -177,9 +192,7 @@ GLUE_TEST(an_object_code_locks_is_known_by_a_field_and_never_hashed) {
   GLUE_CHECK(std::string_view(row.queue_field.name) == "mPtr", "MessageQueue not known by mPtr");
   const art::hubble::IdentitySource hash = art::hubble::kHashSource;
   art::hubble::TaskSources sources[] = {{hash, {8, 'J'}}, {hash, {8, 'L'}}, {{8, 'J'}, hash}};
-  art::ArtMethod* found[] = {enqueue, execute, start};
-  int rows[] = {enqueue_row, execute_row, start_row};
-  art::hubble::PublishTaskMethods(found, rows, 3, sources);
+  Publish({enqueue, execute, start}, {enqueue_row, execute_row, start_row}, sources);
 
   Object* queue = NewObject();
   Object* message = NewObject();
@@ -275,9 +288,7 @@ GLUE_TEST(the_jit_zygote_remap_leaves_the_task_methods_interpreted) {
   const void* zygote_code = reinterpret_cast<const void*>(0x7000'1000);
   remapped->SetEntryPointFromQuickCompiledCode(zygote_code);
   kept->SetEntryPointFromQuickCompiledCode(bridge);
-  art::ArtMethod* found[] = {remapped, kept};
-  int rows[] = {0, 1};
-  art::hubble::PublishTaskMethods(found, rows, 2);
+  Publish({remapped, kept}, {0, 1});
   {
     art::ScopedSuspendAll ssa("the remap");
     art::hubble::OnBootImageMethodsRemapped(bridge);

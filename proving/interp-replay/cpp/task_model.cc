@@ -5,8 +5,8 @@
 //
 // What is modelled, from art/ at android-14.0.0_r15:
 //  * the table as tasks.cc publishes it: InstallTaskRecords resolves the rows a build has and
-//    hands them to PublishTaskMethods (the model's "publish" names the rows found; resolution
-//    itself needs ART's class linker and is not here);
+//    Record appends each with AppendTaskMethod (the model's "publish" names the rows found;
+//    resolution itself needs ART's class linker and is not here);
 //  * a call into the interpreter as ART builds its frame: interpreter.cc Execute() gets a
 //    ShadowFrame whose last InsSize() registers hold the arguments, the receiver first
 //    (artQuickToInterpreterBridge / ArtInterpreterToInterpreterBridge copy them there; see
@@ -93,17 +93,14 @@ int Main() {
     char* tok = strtok_r(line, " \t\n", &save);
     if (tok == nullptr) continue;
     if (strcmp(tok, "publish") == 0) {
-      ArtMethod* found[hubble::kNumTaskMethods];
-      int rows[hubble::kNumTaskMethods];
-      size_t count = 0;
       while ((tok = strtok_r(nullptr, " \t\n", &save)) != nullptr) {
         const size_t row = strtoul(tok, nullptr, 10);
-        if (row >= hubble::kNumTaskMethods || count == hubble::kNumTaskMethods) return 3;
-        found[count] = methods[row].get();
-        rows[count] = static_cast<int>(row);
-        ++count;
+        if (row >= hubble::kNumTaskMethods ||
+            !hubble::AppendTaskMethod(methods[row].get(), static_cast<int>(row),
+                                      {hubble::kHashSource, hubble::kHashSource})) {
+          return 3;
+        }
       }
-      hubble::PublishTaskMethods(found, rows, count);
       continue;
     }
     if (strcmp(tok, "find") == 0) {

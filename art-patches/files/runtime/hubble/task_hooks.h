@@ -79,21 +79,6 @@ inline bool AppendTaskMethod(const ArtMethod* method, int row, TaskSources sourc
   return true;
 }
 
-// The boot class path's methods found when task records start (each with its row and, unless
-// `sources` is null, where its objects' identities come from; else their hash codes).
-inline void PublishTaskMethods(ArtMethod* const* methods,
-                               const int* rows,
-                               size_t count,
-                               const TaskSources* sources = nullptr) {
-  // Plain DCHECK: the host harness compiles this header against a model that has only DCHECK.
-  DCHECK(gTaskMethodCount.load(std::memory_order_relaxed) == 0u);  // NOLINT(readability/check)
-  DCHECK(count <= kNumTaskMethods);
-  for (size_t i = 0; i < count; ++i) {
-    AppendTaskMethod(methods[i], rows[i],
-                     sources != nullptr ? sources[i] : TaskSources{kHashSource, kHashSource});
-  }
-}
-
 // Whether `method` is in the table already.
 inline bool IsPublishedTaskMethod(const ArtMethod* method) {
   const size_t count = gTaskMethodCount.load(std::memory_order_acquire);

@@ -160,12 +160,11 @@ void MatchClass(ObjPtr<mirror::Class> klass, std::vector<Found>* found)
   }
 }
 
-// Keeps `found` in the switch interpreter and adds it to the table: every thread suspended, no
-// GC running, the JIT held (as ART's own single-method deoptimization is done:
-// instrumentation_test.cc DeoptimizeMethod; JVMTI's ScopedDeoptimizationContext). A frame of one
-// of these methods already running compiled code finishes there without a record; every later
-// entry is interpreted. Returns how many were added.
-// Called with gInstallLock held: the table has one writer.
+// Keeps `found` in the switch interpreter and adds it to the table, inside
+// WithEveryThreadSuspended (as instrumentation_test.cc's DeoptimizeMethod and JVMTI's
+// ScopedDeoptimizationContext do). A frame of one of these methods already running compiled code
+// finishes there without a record; every later entry is interpreted. Returns how many were
+// added. Called with gInstallLock held: the table has one writer.
 size_t Record(const std::vector<Found>& found) REQUIRES(Locks::mutator_lock_) {
   instrumentation::Instrumentation* instrumentation = Runtime::Current()->GetInstrumentation();
   size_t added = 0;
@@ -184,6 +183,21 @@ size_t Record(const std::vector<Found>& found) REQUIRES(Locks::mutator_lock_) {
     ++added;
   }
   return added;
+}
+
+// Runs `change` (which deoptimizes and publishes) as ART's own single-method deoptimization is
+// done: the JIT drained and held, no GC running, every thread suspended. The JIT first: a
+// compilation of one of these methods already under way would commit after the deoptimization,
+// and with no entry/exit hooks installed (a non-debuggable process) UpdateMethodsCode's fast path
+// would point the method back at compiled code; a compilation asked for later sees
+// IsDeoptimized and declines. The caller is not Runnable.
+template <typename Change>
+size_t WithEveryThreadSuspended(Thread* self, Change change) {
+  jit::ScopedJitSuspend no_compilation_in_flight;
+  gc::ScopedGCCriticalSection gcs(self, gc::kGcCauseInstrumentation,
+                                  gc::kCollectorTypeInstrumentation);
+  ScopedSuspendAll ssa("Hubble task records");
+  return change();
 }
 
 // Each class prepared from now on, in any class loader: its methods of the table's
@@ -207,11 +221,8 @@ class TaskClassWatcher final : public ClassLoadCallback {
     Thread* self = Thread::Current();
     ScopedThreadSuspension sts(self, ThreadState::kSuspended);
     std::lock_guard<std::mutex> one_writer(gInstallLock);
-    jit::ScopedJitSuspend no_compilation_in_flight;
-    gc::ScopedGCCriticalSection gcs(self, gc::kGcCauseInstrumentation,
-                                    gc::kCollectorTypeInstrumentation);
-    ScopedSuspendAll ssa("Hubble task records");
-    const size_t added = Record(found);
+    const size_t added = WithEveryThreadSuspended(
+        self, [&found]() REQUIRES(Locks::mutator_lock_) { return Record(found); });
     if (added != 0) {
       LOG(INFO) << "hubble: task records from " << added << " method(s) of "
                 << klass->PrettyDescriptor();
@@ -241,16 +252,7 @@ size_t InstallTaskRecords(Thread* self) {
     ScopedObjectAccess soa(self);
     ResolveBootTaskMethods(self, &found);
   }
-  // The JIT is drained and held first: a compilation of one of them already under way would
-  // commit after the deoptimization, and with no entry/exit hooks installed (a non-debuggable
-  // process) UpdateMethodsCode's fast path would point the method back at compiled code; a
-  // compilation asked for later sees IsDeoptimized and declines.
-  jit::ScopedJitSuspend no_compilation_in_flight;
-  size_t added;
-  {
-    gc::ScopedGCCriticalSection gcs(self, gc::kGcCauseInstrumentation,
-                                    gc::kCollectorTypeInstrumentation);
-    ScopedSuspendAll ssa("Hubble task records");
+  const size_t added = WithEveryThreadSuspended(self, [&found]() REQUIRES(Locks::mutator_lock_) {
     // The classes of any class loader loaded so far, then every class prepared after the
     // suspension ends: none is missed (one prepared while suspended here is both, and is
     // added once).
@@ -262,11 +264,12 @@ size_t InstallTaskRecords(Thread* self) {
     Runtime::Current()->GetClassLinker()->VisitClasses(&visitor);
     // Published with every thread suspended: no entry of these methods is half-way through the
     // hook while the table appears.
-    added = Record(found);
+    const size_t recorded = Record(found);
     // Never freed, never removed (RuntimeCallbacks' rule), and no exit-time destructor: a daemon
     // thread may still prepare a class while the process exits.
     Runtime::Current()->GetRuntimeCallbacks()->AddClassLoadCallback(new TaskClassWatcher());
-  }
+    return recorded;
+  });
   LOG(INFO) << "hubble: task records from " << added << " method(s) found, the table's "
             << kNumTaskMethods << " rows";
   return added;

@@ -15,7 +15,6 @@
 //! thread of its own while the command goes on.
 
 use std::collections::{BTreeMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Receiver;
@@ -23,7 +22,7 @@ use std::sync::{Mutex, OnceLock};
 use std::thread::JoinHandle;
 
 use anyhow::{bail, Result};
-use hubble_deobf::{Kind, Mapping, MappingError, Report, Resolution};
+use hubble_deobf::{FxBuild, Kind, Mapping, MappingError, Report, Resolution};
 use hubble_format::Trace;
 
 /// The metadata key that selects a versioned mapping (docs/trace-format.md: an ingest step
@@ -56,8 +55,9 @@ struct Loaded {
 
 #[derive(Default)]
 struct State {
-    /// The names counted, as recorded: a name met in many files counts once.
-    seen: HashSet<String, BuildHasherDefault<NameHasher>>,
+    /// The names counted, as recorded: a name met in many files counts once (hashed as the
+    /// mapping's own names are: the std hasher costs several times more on such keys).
+    seen: HashSet<String, FxBuild>,
     report: Report,
 }
 
@@ -66,27 +66,6 @@ struct Mappings {
     versions: BTreeMap<String, Loaded>,
     /// Traces left as they are for want of a mapping for their version ("" = no version).
     unmapped: Mutex<BTreeMap<String, usize>>,
-}
-
-/// A fast hash for the names of [`State::seen`] (the multiply-rotate hash of rustc's
-/// FxHasher): SipHash, built to resist flooding, costs several times more on such keys, and
-/// the names come from the user's own traces.
-#[derive(Default)]
-struct NameHasher(u64);
-
-impl Hasher for NameHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word))
-                .wrapping_mul(0x517c_c1b7_2722_0a95);
-        }
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
 }
 
 /// The counting of the last trace's names, still under way (see [`apply_symbols`]).

@@ -34,5 +34,6 @@ mod parse;
 mod pretty;
 
 pub use error::MappingError;
+pub use hash::{Fx, FxBuild};
 pub use lookup::{looks_obfuscated, Kind, Report, Resolution};
 pub use model::{Mapping, ParseInfo, KNOWN_VERSION};
